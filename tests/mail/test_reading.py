@@ -1,0 +1,468 @@
+"""Tests for judge.mail.reading: what the judge reads from received mail."""
+
+from __future__ import annotations
+
+import base64
+from email.message import EmailMessage
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judge.mail.reading import ReadMail, body_lines, read_message
+
+JUDGE = "judge@example.net"
+PLAYER = "player@example.org"
+
+
+def read(raw: bytes | EmailMessage, envelope: str | None = PLAYER) -> ReadMail:
+    if isinstance(raw, EmailMessage):
+        raw = raw.as_bytes()
+    return read_message(raw, envelope_sender=envelope, judge_address=JUDGE)
+
+
+def plain(body: str = "SIGNON Fwar1901 secret\nA Par-Bur\n", **headers: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = headers.pop("From", f"Pat Player <{PLAYER}>")
+    msg["To"] = JUDGE
+    msg["Subject"] = headers.pop("Subject", "orders")
+    msg["Message-ID"] = headers.pop("Message_ID", "<abc.123@example.org>")
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    return msg
+
+
+# ----------------------------------------------------------------------- basics
+
+
+def test_plain_text_mail() -> None:
+    mail = read(plain())
+    assert mail.lines == ("SIGNON Fwar1901 secret", "A Par-Bur")
+    assert mail.sender == PLAYER
+    assert mail.from_header == PLAYER
+    assert mail.subject == "orders"
+    assert mail.message_id == "<abc.123@example.org>"
+    assert mail.robot_reason is None
+    assert mail.problems == ()
+
+
+def test_reply_to_is_preferred_and_domain_lower_cased() -> None:
+    mail = read(plain(From="Pat <Pat@Example.ORG>", Reply_To="Other <Other.Box@Mail.Example.COM>"))
+    assert mail.sender == "Other.Box@mail.example.com"
+    assert mail.from_header == "Pat@example.org"
+
+
+def test_missing_headers_give_empty_values() -> None:
+    mail = read(b"From: a@example.org\n\nLIST\n")
+    assert mail.subject == ""
+    assert mail.message_id is None
+    assert mail.references == ()
+    assert mail.lines == ("LIST",)
+
+
+def test_folded_message_id_and_references() -> None:
+    raw = (
+        b"From: a@example.org\nMessage-ID:\n <x.1@example.org>\n"
+        b"References: <r1@example.net>\n <r2@example.net>\n"
+        b"In-Reply-To: <r2@example.net> (Judge's message)\n\nLIST\n"
+    )
+    mail = read(raw)
+    assert mail.message_id == "<x.1@example.org>"
+    assert mail.references == ("<r1@example.net>", "<r2@example.net>")
+
+
+def test_rfc2047_subject() -> None:
+    raw = (
+        b"From: a@example.org\n"
+        b"Subject: =?utf-8?q?Z=C3=BCrich_und?=\n =?utf-8?b?zpXOu867zqzOtM6x?=\n\nx\n"
+    )
+    assert read(raw).subject == "Zürich undΕλλάδα"  # no space between adjacent encoded words
+
+
+def test_raw_8bit_subject_is_decoded() -> None:
+    assert read("From: a@example.org\nSubject: Ελλάδα\n\nx\n".encode()).subject == "Ελλάδα"
+    assert read(b"From: a@example.org\nSubject: caf\xe9\n\nx\n").subject == "café"
+
+
+def test_crlf_and_trailing_whitespace_and_tabs() -> None:
+    raw = b"From: a@example.org\r\n\r\nA Par-Bur   \r\n\tF Bre H\t\r\n\r\n\r\n"
+    assert read(raw).lines == ("A Par-Bur", "\tF Bre H")
+
+
+# ----------------------------------------------------------------------- MIME and charsets
+
+
+def test_multipart_alternative_prefers_plain() -> None:
+    msg = plain("A Par-Bur\n")
+    msg.add_alternative("<p>A Mar-Spa</p>", subtype="html")
+    mail = read(msg)
+    assert mail.lines == ("A Par-Bur",)
+    assert mail.problems == ()
+
+
+def test_plain_attachment_is_not_the_body() -> None:
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    msg.set_content("<div>A Par-Bur</div>", subtype="html")
+    msg.add_attachment("F Bre-Mao\n", filename="old-orders.txt")
+    assert read(msg).lines == ("A Par-Bur",)
+
+
+def test_attached_message_is_not_read() -> None:
+    inner = plain("A Mar-Spa\n")
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    msg.set_content("A Par-Bur\n")
+    msg.add_attachment(inner)
+    assert read(msg).lines == ("A Par-Bur",)
+
+
+def test_html_only_with_br_and_p() -> None:
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    html = (
+        "<html><head><title>t</title><style>p {color: red}</style></head><body>"
+        "<p>SIGNON Fwar1901 secret</p>\n<p>A Par-Bur<br>A Mar-Spa</p>"
+        "<div>F   Bre\n  H</div><div><br></div><div>A&nbsp;Mun&nbsp;H</div>"
+        "<script>alert(1)</script>"
+        "<div class=gmail_quote>On Mon, 1 Jan 2024, X wrote:<blockquote>old</blockquote></div>"
+        "</body></html>"
+    )
+    msg.set_content(html, subtype="html")
+    mail = read(msg)
+    assert mail.lines == (
+        "SIGNON Fwar1901 secret",
+        "A Par-Bur",
+        "A Mar-Spa",
+        "F Bre H",
+        "",
+        "A Mun H",
+    )
+    assert any("HTML" in p for p in mail.problems)
+
+
+def test_html_table_cells_and_lists() -> None:
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    msg.set_content(
+        "<table><tr><td>A</td><td>Par-Bur</td></tr></table><ul><li>F Bre H</li></ul>"
+        "<pre>A Mun H\nA Kie H</pre>",
+        subtype="html",
+    )
+    assert read(msg).lines == ("A Par-Bur", "F Bre H", "A Mun H", "A Kie H")
+
+
+@pytest.mark.parametrize("cte", ["quoted-printable", "base64"])
+def test_transfer_encodings(cte: str) -> None:
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    msg.set_content("A Zürich-Ελλάδα\n" + "x" * 100 + "\n", charset="utf-8", cte=cte)
+    assert read(msg).lines == ("A Zürich-Ελλάδα", "x" * 100)
+
+
+def test_iso_8859_1_body() -> None:
+    raw = (
+        b"From: a@example.org\nMIME-Version: 1.0\n"
+        b"Content-Type: text/plain; charset=ISO-8859-1\n"
+        b"Content-Transfer-Encoding: quoted-printable\n\nZ=FCrich\n"
+    )
+    mail = read(raw)
+    assert mail.lines == ("Zürich",)
+    assert mail.problems == ()
+
+
+def test_utf8_8bit_body() -> None:
+    raw = (
+        "From: a@example.org\nContent-Type: text/plain; charset=utf-8\n"
+        "Content-Transfer-Encoding: 8bit\n\nΕλλάδα\n"
+    ).encode()
+    assert read(raw).lines == ("Ελλάδα",)
+
+
+def test_unknown_charset_is_survived_and_noted() -> None:
+    raw = (
+        "From: a@example.org\nContent-Type: text/plain; charset=x-unknown-123\n"
+        "Content-Transfer-Encoding: 8bit\n\nZürich\n"
+    ).encode()
+    mail = read(raw)
+    assert mail.lines == ("Zürich",)
+    assert any("x-unknown-123" in p for p in mail.problems)
+
+
+def test_mislabelled_charset_falls_back() -> None:
+    # labelled utf-8 but really latin-1
+    raw = (
+        b"From: a@example.org\nContent-Type: text/plain; charset=utf-8\n"
+        b"Content-Transfer-Encoding: 8bit\n\nZ\xfcrich\n"
+    )
+    mail = read(raw)
+    assert mail.lines == ("Zürich",)
+    assert any("utf-8" in p for p in mail.problems)
+
+
+def test_non_mime_8bit_body() -> None:
+    mail = read("From: a@example.org\n\nΕλλάδα\n".encode())
+    assert mail.lines == ("Ελλάδα",)
+
+
+def test_non_text_codec_label_is_survived() -> None:
+    raw = b"From: a@example.org\nContent-Type: text/plain; charset=base64\n\nA Par H\n"
+    assert read(raw).lines == ("A Par H",)
+
+
+def test_multipart_without_boundary_is_read_as_text() -> None:
+    raw = b"From: a@example.org\nContent-Type: multipart/mixed\n\nA Par-Bur\n"
+    mail = read(raw)
+    assert mail.lines == ("A Par-Bur",)
+    assert mail.problems
+
+
+def test_multipart_with_wrong_boundary() -> None:
+    raw = b"From: a@example.org\nContent-Type: multipart/mixed; boundary=zz\n\nA Par-Bur\n--yy\n"
+    mail = read(raw)
+    assert mail.lines[0] == "A Par-Bur"
+    assert any("MIME" in p for p in mail.problems)
+
+
+def test_multipart_without_parts() -> None:
+    raw = b"From: a@example.org\nContent-Type: multipart/mixed; boundary=zz\n\n--zz--\n"
+    mail = read(raw)
+    assert mail.lines == ()
+    assert mail.problems
+
+
+def test_garbage_base64() -> None:
+    raw = (
+        b"From: a@example.org\nContent-Type: text/plain\n"
+        b"Content-Transfer-Encoding: base64\n\n!!!not base64 at all\xff\n"
+    )
+    mail = read(raw)
+    assert isinstance(mail.lines, tuple)
+
+
+def test_garbage_bytes() -> None:
+    mail = read(b"\x00\xff\xfe garbage\n\n\x80\x81", envelope=None)
+    assert mail.robot_reason == "no usable From address"
+
+
+def test_base64_html_only() -> None:
+    body = base64.b64encode("<p>A Par-Bur</p><p>Zürich</p>".encode()).decode()
+    raw = (
+        "From: a@example.org\nContent-Type: text/html; charset=utf-8\n"
+        f"Content-Transfer-Encoding: base64\n\n{body}\n"
+    ).encode()
+    assert read(raw).lines == ("A Par-Bur", "Zürich")
+
+
+# ----------------------------------------------------------------------- line filter
+
+
+def test_quoted_lines_are_skipped_and_blank_lines_kept() -> None:
+    text = "A Par-Bur\n> old order\n   > also old\n\nF Bre H\n\n\n"
+    assert body_lines(text) == ["A Par-Bur", "", "F Bre H"]
+
+
+@pytest.mark.parametrize("sig", ["-- ", "--"])
+def test_signature_stops_reading(sig: str) -> None:
+    assert body_lines(f"A Par-Bur\n{sig}\nPat\nA Mar-Spa\n") == ["A Par-Bur"]
+
+
+def test_signoff_is_kept_as_last_line() -> None:
+    assert body_lines("A Par-Bur\nsignoff\nA Mar-Spa\n") == ["A Par-Bur", "signoff"]
+    assert body_lines("LIST\n  SIGNOFF  // thanks\nmore") == ["LIST", "  SIGNOFF  // thanks"]
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "On Mon, 1 Jan 2024 at 10:00, Judge <judge@example.net> wrote:",
+        "On Mon, 1 Jan 2024 at 10:00, Judge <\njudge@example.net> wrote:",
+        "-----Original Message-----",
+        "________________________________\nFrom: Judge",
+        "Begin forwarded message:",
+        "From: Judge\nSent: Monday",
+    ],
+)
+def test_quoted_original_stops_reading(marker: str) -> None:
+    assert body_lines(f"A Par-Bur\n{marker}\nA Mar-Spa\n") == ["A Par-Bur"]
+
+
+def test_underscore_rule_alone_does_not_stop() -> None:
+    lines = ["A Par-Bur", "__________", "A Mar-Spa"]
+    assert body_lines("\n".join(lines)) == lines
+
+
+def test_filter_applies_to_mail() -> None:
+    mail = read(plain("A Par-Bur\n\n> F Bre H\n-- \nPat\n"))
+    assert mail.lines == ("A Par-Bur",)
+
+
+# ----------------------------------------------------------------------- robots
+
+
+def test_normal_mail_is_not_a_robot() -> None:
+    assert read(plain(Auto_Submitted="no", Precedence="first-class")).robot_reason is None
+
+
+@pytest.mark.parametrize("envelope", ["", "<>", " <> "])
+def test_null_envelope_sender(envelope: str) -> None:
+    assert read(plain(), envelope=envelope).robot_reason == "null sender"
+
+
+def test_unknown_envelope_is_not_a_robot() -> None:
+    assert read(plain(), envelope=None).robot_reason is None
+
+
+def test_no_from() -> None:
+    assert read(b"Subject: hi\n\nLIST\n").robot_reason == "no usable From address"
+
+
+@pytest.mark.parametrize("value", ["auto-replied", "auto-generated", "auto-notified; owner=x"])
+def test_auto_submitted(value: str) -> None:
+    assert read(plain(Auto_Submitted=value)).robot_reason == f"Auto-Submitted: {value}"
+
+
+@pytest.mark.parametrize("value", ["bulk", "junk", "List"])
+def test_precedence(value: str) -> None:
+    assert read(plain(Precedence=value)).robot_reason == f"Precedence: {value.lower()}"
+
+
+@pytest.mark.parametrize("name", ["List-Id", "List-Unsubscribe", "List-Post", "List-Archive"])
+def test_list_headers(name: str) -> None:
+    reason = read(plain(**{name.replace("-", "_"): "<x>"})).robot_reason
+    assert reason is not None and name in reason
+
+
+@pytest.mark.parametrize("name", ["X-Autoreply", "X-Autorespond"])
+def test_autoreply_headers(name: str) -> None:
+    assert read(plain(**{name.replace("-", "_"): "yes"})).robot_reason is not None
+
+
+@pytest.mark.parametrize(
+    "subject", ["Auto-Reply: orders", "Automatic reply: orders", "Out of Office"]
+)
+def test_autoreply_subjects(subject: str) -> None:
+    assert read(plain(Subject=subject)).robot_reason == "auto-reply subject"
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["MAILER-DAEMON@example.org", "postmaster@example.org", "NoReply@x.org", "no-reply@x.org"],
+)
+def test_robot_local_parts(address: str) -> None:
+    assert read(plain(From=address)).robot_reason is not None
+    assert read(plain(), envelope=address).robot_reason is not None
+
+
+def test_delivery_report() -> None:
+    msg = EmailMessage()
+    msg["From"] = "Mail System <mail@example.org>"
+    msg.set_content("Your mail could not be delivered.\n")
+    msg.make_mixed()
+    msg.set_type("multipart/report")
+    msg.set_param("report-type", "delivery-status")
+    raw = msg.as_bytes()
+    assert b"multipart/report" in raw
+    assert read(raw).robot_reason == "delivery report (multipart/report)"
+
+
+@pytest.mark.parametrize("address", ["judge@example.net", "JUDGE+war1901@Example.NET"])
+def test_judge_own_address(address: str) -> None:
+    assert read(plain(From=address)).robot_reason == "mail from the judge's own address"
+    assert read(plain(), envelope=address).robot_reason == "mail from the judge's own address"
+
+
+def test_judge_address_with_display_name_in_config() -> None:
+    mail = read_message(
+        plain(From="judge+x@example.net").as_bytes(),
+        envelope_sender=None,
+        judge_address="JUDGE <Judge@Example.net>",
+    )
+    assert mail.robot_reason == "mail from the judge's own address"
+
+
+def test_other_address_at_judge_domain_is_not_robot() -> None:
+    assert read(plain(From="judgement@example.net")).robot_reason is None
+
+
+# ----------------------------------------------------------------------- never raises
+
+
+def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> None:
+    import judge.mail.reading as reading
+
+    real = reading._body_text
+    calls: list[int] = []
+
+    def flaky(msg, problems):  # fails on the first (policy.default) attempt only
+        calls.append(1)
+        if len(calls) == 1:
+            raise ValueError("boom")
+        return real(msg, problems)
+
+    monkeypatch.setattr(reading, "_body_text", flaky)
+    mail = read(plain(Subject="=?utf-8?q?Z=C3=BCrich?=", Reply_To="r@example.org"))
+    assert mail.lines == ("SIGNON Fwar1901 secret", "A Par-Bur")
+    assert mail.subject == "Zürich"
+    assert mail.sender == "r@example.org"
+    assert mail.from_header == PLAYER
+    assert any("ValueError" in p for p in mail.problems)
+
+
+def test_last_resort_reads_raw_text(monkeypatch) -> None:
+    import judge.mail.reading as reading
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(reading, "_read", broken)
+    mail = read_message(b"From: a@example.org\n\nLIST\n", envelope_sender="", judge_address=JUDGE)
+    assert mail.robot_reason == "null sender"
+    assert "LIST" in mail.lines
+    assert mail.problems
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2000))
+def test_never_raises_on_arbitrary_bytes(raw: bytes) -> None:
+    mail = read_message(raw, envelope_sender=None, judge_address=JUDGE)
+    assert isinstance(mail, ReadMail)
+    for text in (mail.sender, mail.from_header, mail.subject, *mail.lines, *mail.problems,
+                 *mail.references, mail.message_id or ""):
+        text.encode("utf-8")  # no lone surrogates leak out
+
+
+_HEADERISH = st.lists(
+    st.sampled_from(
+        [
+            b"From: a@example.org\n",
+            b"From: =?x?q?\xff?= <@@>\n",
+            b"Content-Type: multipart/mixed; boundary=b\n",
+            b"Content-Type: multipart/alternative; boundary=\"\n",
+            b"Content-Type: text/html; charset=x-unknown-123\n",
+            b"Content-Type: message/rfc822\n",
+            b"Content-Transfer-Encoding: base64\n",
+            b"Content-Transfer-Encoding: quoted-printable\n",
+            b"Subject: =?utf-8?b?////?=\n",
+            b"Message-ID: <\n",
+            b"\n",
+            b"--b\n",
+            b"--b--\n",
+            b"<p>A Par<br>\n",
+            b"=E9=\n",
+            b"Zm9v\n",
+        ]
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_HEADERISH, st.binary(max_size=50))
+def test_never_raises_on_mime_like_input(chunks: list[bytes], tail: bytes) -> None:
+    mail = read_message(b"".join(chunks) + tail, envelope_sender="", judge_address=JUDGE)
+    assert mail.robot_reason == "null sender"
+    for text in (mail.sender, mail.from_header, mail.subject, *mail.lines, *mail.problems,
+                 *mail.references, mail.message_id or ""):
+        text.encode("utf-8")
