@@ -1,0 +1,384 @@
+"""Orders as values, and the order parser for every syntax of DESIGN §4.3.
+
+``parse_order(map, text, phase_type)`` turns one line into an order dataclass or an
+:class:`OrderError` value (never an exception) so a mail reply can quote each bad line.
+Parsing is phase-aware: ``A Bur-Par`` is a retreat in a retreat phase, ``A Mun D`` a disband
+there and a removal in an adjustment phase.  Orders refer to places only; whether the unit
+exists and belongs to the power is checked by the adjudicator against a position.
+
+Accepted forms (case-insensitive, full names or unambiguous abbreviations, any coast
+spelling ``StP/nc``, ``stp(nc)``, ``St Petersburg (north coast)``, ``StP nc``)::
+
+    A Par-Bur   A Paris - Burgundy   A PAR H   F Trieste Hold   A PAR -> BUR
+    F Lon S A Yor-Nwy   A Venice Supports A Tyrolia - Trieste   A PAR S F BRE [H]
+    F NTH C A YOR - NWY   F North Sea Convoys A London - Norway
+    A Lon-Nth-Nwy (route: checked, implies a convoy)   A LON - NWY VIA [CONVOY]
+    retreats: A Bur-Par  A BUR R PAR  A Bur disband  A BUR D
+    adjustments: Build A Par  Build F StP/NC  A PAR B  Remove A Mun  A MUN D  Waive
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from judge.core.maps import ARMY, FLEET, Map, province_of
+from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A unit as written in an order: kind may be omitted (``None``), coast may be absent."""
+
+    kind: str | None
+    location: str
+
+    @property
+    def province(self) -> str:
+        return province_of(self.location)
+
+    def text(self) -> str:
+        return f"{self.kind} {self.location}" if self.kind else self.location
+
+
+@dataclass(frozen=True)
+class Hold:
+    unit: UnitSpec
+
+    def text(self) -> str:
+        return f"{self.unit.text()} H"
+
+
+@dataclass(frozen=True)
+class Move:
+    unit: UnitSpec
+    dest: str
+    via_convoy: bool = False
+    route: tuple[str, ...] = ()  # intermediate sea provinces if the writer gave a path
+
+    def text(self) -> str:
+        path = " - ".join((*self.route, self.dest))
+        return f"{self.unit.text()} - {path}" + (" VIA" if self.via_convoy and not self.route else "")
+
+
+@dataclass(frozen=True)
+class Support:
+    unit: UnitSpec
+    target: UnitSpec
+    dest: str | None = None  # None: support to hold
+
+    def text(self) -> str:
+        tail = f" - {self.dest}" if self.dest else ""
+        return f"{self.unit.text()} S {self.target.text()}{tail}"
+
+
+@dataclass(frozen=True)
+class Convoy:
+    unit: UnitSpec
+    target: UnitSpec
+    dest: str
+
+    def text(self) -> str:
+        return f"{self.unit.text()} C {self.target.text()} - {self.dest}"
+
+
+@dataclass(frozen=True)
+class Retreat:
+    unit: UnitSpec
+    dest: str
+
+    def text(self) -> str:
+        return f"{self.unit.text()} R {self.dest}"
+
+
+@dataclass(frozen=True)
+class Disband:
+    unit: UnitSpec
+
+    def text(self) -> str:
+        return f"{self.unit.text()} D"
+
+
+@dataclass(frozen=True)
+class Build:
+    unit: UnitSpec
+
+    def text(self) -> str:
+        return f"{self.unit.text()} B"
+
+
+@dataclass(frozen=True)
+class Remove:
+    unit: UnitSpec
+
+    def text(self) -> str:
+        return f"{self.unit.text()} D"
+
+
+@dataclass(frozen=True)
+class Waive:
+    def text(self) -> str:
+        return "WAIVE"
+
+
+@dataclass(frozen=True)
+class OrderError:
+    """A line that is not an order, with a message fit for a mail reply."""
+
+    text: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.text}: {self.message}"
+
+
+Order = Hold | Move | Support | Convoy | Retreat | Disband | Build | Remove | Waive
+
+# -- vocabulary --------------------------------------------------------------------------------
+_HOLD = {"h", "hold", "holds", "stand", "stands"}
+_MOVE = {"-", "m", "move", "moves", "to"}
+_SUPPORT = {"s", "support", "supports", "sup", "supp"}
+_CONVOY = {"c", "convoy", "convoys", "con", "conv"}
+_VIA = {"via", "by", "vc"}
+_RETREAT = {"-", "r", "retreat", "retreats", "to"}
+_DISBAND = {"d", "disband", "disbands", "remove", "removes", "destroy"}
+_BUILD = {"b", "build", "builds"}
+_WAIVE = {"waive", "waives", "waived"}
+_KINDS = {"a": ARMY, "army": ARMY, "f": FLEET, "fleet": FLEET}
+_COASTS = {"nc": "NC", "sc": "SC", "ec": "EC", "wc": "WC"}
+_COAST_WORDS = {"n": "NC", "north": "NC", "s": "SC", "south": "SC", "e": "EC", "east": "EC",
+                "w": "WC", "west": "WC", **_COASTS}
+_TOKEN_RE = re.compile(r"[a-z0-9.']+|[-/(),:]")
+
+
+class _Fail(Exception):
+    """Internal: aborts a parse; turned into an OrderError value at the boundary."""
+
+
+def _tokenize(text: str) -> list[str]:
+    t = text.lower()
+    for arrow in ("->", "=>", "\u2013", "\u2014", "\u2192"):
+        t = t.replace(arrow, " - ")
+    t = re.sub(r"mid-atl", "mid atl", t)  # the one province name with a hyphen
+    toks = [w.strip(".'") for w in _TOKEN_RE.findall(t)]
+    return [w for w in toks if w and w not in (",", ":") or w in ("-",)]
+
+
+class _Parser:
+    def __init__(self, m: Map, power_words: frozenset[str], toks: list[str]) -> None:
+        self.m, self.power_words, self.toks, self.i = m, power_words, toks, 0
+
+    # cursor helpers
+    def peek(self, k: int = 0) -> str | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def take(self, words: set[str]) -> str | None:
+        w = self.peek()
+        if w is not None and w in words:
+            self.i += 1
+            return w
+        return None
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.toks)
+
+    def expect_end(self) -> None:
+        if not self.at_end():
+            raise _Fail(f"unexpected {' '.join(self.toks[self.i:])!r} at the end")
+
+    # grammar pieces
+    def location(self, what: str = "a province") -> str:
+        if self.at_end():
+            raise _Fail(f"expected {what}")
+        prov = self.province()
+        coast = self.coast()
+        p = self.m.provinces[prov]
+        # DATC 4.B.6: coasts that the province does not have are ignored
+        return f"{prov}/{coast}" if coast and coast in p.coasts else prov
+
+    def province(self) -> str:
+        toks, i, names = self.toks, self.i, self.m.names
+        words = []
+        for j in range(i, min(i + 4, len(toks))):
+            if not _is_word(toks[j]):
+                break
+            words.append(toks[j])
+        if not words:
+            raise _Fail(f"expected a province, found {toks[i]!r}")
+        for n in range(len(words), 0, -1):
+            prov = names.get(" ".join(words[:n]))
+            if prov:
+                self.i = i + n
+                return prov
+        for n in range(len(words), 0, -1):
+            phrase = " ".join(words[:n])
+            cands = sorted({p for name, p in names.items() if name.startswith(phrase)})
+            if len(cands) == 1:
+                self.i = i + n
+                return cands[0]
+            if len(cands) > 1 and n == 1:
+                listed = ", ".join(f"{self.m.provinces[c].name} ({c})" for c in cands)
+                raise _Fail(f"ambiguous province {words[0]!r}: could be {listed}")
+        raise _Fail(f"unknown province {words[0]!r}")
+
+    def coast(self) -> str | None:
+        w = self.peek()
+        if w in ("/", "("):
+            self.i += 1
+            c = _COAST_WORDS.get(self.peek() or "")
+            if c is None:
+                raise _Fail(f"expected a coast after {w!r}")
+            self.i += 1
+            if self.peek() in ("coast", "c"):
+                self.i += 1
+            if w == "(" and not self.take({")"}):
+                raise _Fail("missing ')' after the coast")
+            return c
+        if w in _COASTS:
+            self.i += 1
+            return _COASTS[w]
+        if w in _COAST_WORDS and self.peek(1) == "coast":
+            self.i += 2
+            return _COAST_WORDS[w]
+        return None
+
+    def unit(self) -> UnitSpec:
+        if self.peek() in self.power_words:
+            self.i += 1
+        kind = None
+        w = self.peek()
+        if w in _KINDS and self.peek(1) is not None and _is_word(self.peek(1) or ""):
+            kind = _KINDS[w]
+            self.i += 1
+        return UnitSpec(kind, self.location("a unit's province"))
+
+    # whole orders
+    def movement(self) -> Order:
+        u = self.unit()
+        if self.at_end() or self.take(_HOLD):
+            self.expect_end()
+            return Hold(u)
+        if self.take(_MOVE):
+            self.take({"to"})
+            stops = [self.location("a destination")]
+            while self.take({"-", "to"}):
+                stops.append(self.location("a destination"))
+            via = False
+            if self.take(_VIA):
+                self.take({"convoy", "c"})
+                via = True
+            self.expect_end()
+            route = tuple(province_of(s) for s in stops[:-1])
+            if route:
+                self._check_route(u.province, route, stops[-1])
+            return Move(u, stops[-1], via or bool(route), route)
+        if self.take(_SUPPORT):
+            target = self.unit()
+            dest = None
+            if self.take(_HOLD):
+                pass
+            elif self.take(_MOVE):
+                self.take({"to"})
+                dest = self.location("the supported move's destination")
+            self.expect_end()
+            return Support(u, target, dest)
+        if self.take(_CONVOY):
+            target = self.unit()
+            if not self.take(_MOVE):
+                raise _Fail("a convoy needs the army's destination, e.g. F NTH C A LON - NWY")
+            self.take({"to"})
+            dest = self.location("the convoy's destination")
+            self.expect_end()
+            return Convoy(u, target, dest)
+        raise _Fail(f"expected H, -, S or C after the unit, found {self.peek()!r}")
+
+    def _check_route(self, src: str, route: tuple[str, ...], dest: str) -> None:
+        m = self.m
+        prev = src
+        for p in (*route, province_of(dest)):
+            if p not in m.any_adj[prev]:
+                raise _Fail(f"convoy route: {m.provinces[prev].name} does not touch "
+                            f"{m.provinces[p].name}")
+            prev = p
+        for p in route:
+            if not m.provinces[p].is_sea:
+                raise _Fail(f"convoy route passes through {m.provinces[p].name}, not a sea")
+
+    def retreat(self) -> Order:
+        if self.take(_DISBAND):
+            u = self.unit()
+            self.expect_end()
+            return Disband(u)
+        u = self.unit()
+        if self.take(_DISBAND):
+            self.expect_end()
+            return Disband(u)
+        if self.take(_RETREAT):
+            self.take({"to"})
+            dest = self.location("a retreat destination")
+            self.expect_end()
+            return Retreat(u, dest)
+        raise _Fail("a retreat is 'A BUR - PAR', 'A BUR R PAR' or 'A BUR D'")
+
+    def adjustment(self) -> Order:
+        if self.take(_WAIVE):
+            self.take(_BUILD)
+            self.expect_end()
+            return Waive()
+        if self.take(_BUILD):
+            if self.take(_WAIVE):
+                self.expect_end()
+                return Waive()
+            u = self.unit()
+            self.expect_end()
+            return Build(u)
+        if self.take(_DISBAND):
+            u = self.unit()
+            self.expect_end()
+            return Remove(u)
+        u = self.unit()
+        if self.take(_BUILD):
+            self.expect_end()
+            return Build(u)
+        if self.take(_DISBAND):
+            self.expect_end()
+            return Remove(u)
+        raise _Fail("an adjustment is 'Build A PAR', 'A PAR B', 'Remove A MUN', 'A MUN D' or 'Waive'")
+
+
+def _is_word(tok: str) -> bool:
+    return tok[0].isalnum()
+
+
+def _power_words(m: Map) -> frozenset[str]:
+    words = set()
+    for p in m.powers.values():
+        words.update((p.name.lower(), p.adjective.lower()))
+    return frozenset(words)
+
+
+@lru_cache(maxsize=65536)
+def parse_order(m: Map, text: str, phase_type: str = MOVEMENT) -> Order | OrderError:
+    """Parse one order line for a phase type (``"M"``, ``"R"`` or ``"A"``).
+
+    Returns an order dataclass, or an :class:`OrderError` whose message names the problem
+    (an ambiguous abbreviation lists its candidates).  Pure, so results are cached.
+    """
+    toks = _tokenize(text)
+    if toks and toks[-1] == "-":
+        toks.pop()
+    if not toks:
+        return OrderError(text, "empty order")
+    parser = _Parser(m, _power_words(m), toks)
+    try:
+        if phase_type == MOVEMENT:
+            return parser.movement()
+        if phase_type == RETREATS:
+            return parser.retreat()
+        if phase_type == ADJUSTMENTS:
+            return parser.adjustment()
+    except _Fail as e:
+        return OrderError(text, str(e))
+    return OrderError(text, f"unknown phase type {phase_type!r}")

@@ -1,0 +1,1 @@
+"""Variant data files (maps as JSON), loaded by :mod:`judge.core.maps`."""
