@@ -1,0 +1,56 @@
+"""What a command handler works with while one mail is executed, and what it leaves behind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from sqlalchemy.orm import Session
+
+from judge.config import Config
+from judge.mail.reading import ReadMail
+
+
+@dataclass
+class Answer:
+    """The reply's answer to one line of the mail."""
+
+    line_no: int
+    text: str
+    response: str
+    ok: bool = True
+
+
+@dataclass
+class Outgoing:
+    """A mail other than the reply (a broadcast, results, press), rendered after execution."""
+
+    template: str
+    to: list[str]
+    subject: str
+    variables: dict[str, Any] = field(default_factory=dict)
+    game: str | None = None
+
+
+@dataclass
+class Context:
+    session: Session
+    config: Config
+    mail: ReadMail
+    now: datetime
+    render: Callable[..., str]
+    answers: list[Answer] = field(default_factory=list)
+    outgoing: list[Outgoing] = field(default_factory=list)
+    # Who the mail has signed on as; set by SIGNON (later issues).
+    identity: Any = None
+    # Set when an error must stop the rest of the mail (a failed SIGNON).
+    halted: str | None = None
+
+    def answer(self, line_no: int, text: str, response: str, ok: bool = True) -> None:
+        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok))
+
+    def template_vars(self) -> dict[str, Any]:
+        from judge import __version__
+        return {"judge_address": self.config.judge.address, "judge_name": self.config.judge.name,
+                "version": __version__}

@@ -1,0 +1,3 @@
+"""Command handlers, one module per group of commands; importing them registers them."""
+
+from judge.commands.handlers import general  # noqa: F401

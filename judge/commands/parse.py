@@ -1,0 +1,78 @@
+"""Turn the lines of a mail body into commands and other lines, keeping line numbers.
+
+Parsing needs no state: a line whose first words name a registered command is a command; any
+other non-empty line is kept as an :class:`OtherLine` for the executor to read as an order
+(after a SIGNON as a power) or to refuse.  ``//`` starts a comment.  A block command (PRESS,
+POSITION …) swallows the lines up to its end word, which are its text, never commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.commands.registry import CommandSpec, lookup
+
+
+@dataclass(frozen=True)
+class Command:
+    line_no: int
+    text: str                      # the line as read (comment removed)
+    spec: CommandSpec
+    args: tuple[str, ...]          # the words after the command's name
+    rest: str                      # the text after the command's name, spacing kept
+    block: tuple[str, ...] = ()    # the lines of a block command, without the end line
+    unterminated: bool = False     # the block's end word never came
+
+
+@dataclass(frozen=True)
+class OtherLine:
+    line_no: int
+    text: str
+
+
+Item = Command | OtherLine
+
+
+def strip_comment(line: str) -> str:
+    return line.split("//", 1)[0].strip()
+
+
+def parse_lines(lines: list[str] | tuple[str, ...]) -> list[Item]:
+    items: list[Item] = []
+    i = 0
+    while i < len(lines):
+        line_no, text = i + 1, strip_comment(lines[i])
+        i += 1
+        if not text:
+            continue
+        tokens = text.split()
+        found = lookup(tokens)
+        if found is None:
+            items.append(OtherLine(line_no, text))
+            continue
+        spec, used = found
+        rest = _after_words(text, used)
+        block: list[str] = []
+        unterminated = False
+        if spec.block_end:
+            end = spec.block_end.upper()
+            while i < len(lines) and lines[i].strip().upper() != end:
+                block.append(lines[i].rstrip())
+                i += 1
+            if i < len(lines):
+                i += 1  # the end line itself
+            else:
+                unterminated = True
+        items.append(Command(line_no, text, spec, tuple(tokens[used:]), rest,
+                             tuple(block), unterminated))
+        if spec.stops_reading:
+            break
+    return items
+
+
+def _after_words(text: str, count: int) -> str:
+    rest = text
+    for _ in range(count):
+        rest = rest.lstrip().split(None, 1)
+        rest = rest[1] if len(rest) > 1 else ""
+    return rest.strip()

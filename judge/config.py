@@ -1,0 +1,185 @@
+"""Configuration: a TOML file, every key optional, overridden by environment variables.
+
+The file is chosen by ``--config FILE`` or ``JUDGE_CONFIG``; with neither, the embedded defaults
+give a working judge (SQLite file, SMTP on 127.0.0.1:2525, replies to a local Maildir).  Each key
+``[section] key`` can be overridden by the environment variable ``JUDGE_<SECTION>_<KEY>``
+(e.g. ``JUDGE_DATABASE_URL``).  Anything wrong is a :class:`ConfigError` whose message is one
+line, fit to print before a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from email.headerregistry import Address
+from pathlib import Path
+from typing import Any, Mapping
+
+
+class ConfigError(Exception):
+    """A configuration that cannot work; ``str()`` is one line for the operator."""
+
+
+@dataclass(frozen=True)
+class JudgeSection:
+    address: str = "judge@localhost"
+    name: str = "JUDGE"
+    # The judge sends at most this many replies to one address per day, then one last notice.
+    replies_per_day: int = 50
+
+
+@dataclass(frozen=True)
+class DatabaseSection:
+    url: str = "sqlite:///judge.db"
+
+
+@dataclass(frozen=True)
+class IntakeSection:
+    listen: str = "127.0.0.1:2525"
+    protocol: str = "smtp"
+    max_message_size: int = 256 * 1024
+    # How long SIGTERM waits for sessions in flight before the daemon exits anyway.
+    shutdown_grace: float = 8.0
+
+
+@dataclass(frozen=True)
+class OutboundSection:
+    transport: str = "maildir:./mail"
+    max_attempts: int = 12
+    retry_base_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class WorkerSection:
+    # A message whose processing fails this many times is set aside for the operator.
+    max_attempts: int = 3
+    poll_seconds: float = 2.0
+    lease_seconds: float = 300.0
+
+
+@dataclass(frozen=True)
+class Config:
+    judge: JudgeSection = field(default_factory=JudgeSection)
+    database: DatabaseSection = field(default_factory=DatabaseSection)
+    intake: IntakeSection = field(default_factory=IntakeSection)
+    outbound: OutboundSection = field(default_factory=OutboundSection)
+    worker: WorkerSection = field(default_factory=WorkerSection)
+    source: str = "embedded defaults"
+
+    @property
+    def listen_host(self) -> str:
+        return _split_listen(self.intake.listen)[0]
+
+    @property
+    def listen_port(self) -> int:
+        return _split_listen(self.intake.listen)[1]
+
+    @property
+    def judge_domain(self) -> str:
+        return self.judge.address.rpartition("@")[2]
+
+
+_SECTIONS = {f.name: f.default_factory for f in fields(Config) if f.name != "source"}  # type: ignore[misc]
+
+
+def load_config(path: str | os.PathLike[str] | None = None,
+                environ: Mapping[str, str] | None = None) -> Config:
+    """Read the configuration from ``path`` (or ``$JUDGE_CONFIG``), then apply env overrides."""
+    env = os.environ if environ is None else environ
+    path = path or env.get("JUDGE_CONFIG") or None
+    raw: dict[str, Any] = {}
+    source = "embedded defaults"
+    if path:
+        p = Path(path)
+        try:
+            raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"configuration file not found: {p}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read configuration file {p}: {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+        source = str(p)
+    config = Config(source=source)
+    for section, values in raw.items():
+        if section not in _SECTIONS:
+            raise ConfigError(f"{source}: unknown section [{section}] "
+                              f"(known: {', '.join(sorted(_SECTIONS))})")
+        if not isinstance(values, dict):
+            raise ConfigError(f"{source}: [{section}] must be a table")
+        config = _apply(config, section, values, source)
+    for section, factory in _SECTIONS.items():
+        overrides = {}
+        for f in fields(factory()):
+            var = f"JUDGE_{section.upper()}_{f.name.upper()}"
+            if var in env:
+                overrides[f.name] = env[var]
+        if overrides:
+            config = _apply(config, section, overrides, "environment")
+    validate(config)
+    return config
+
+
+def _apply(config: Config, section: str, values: Mapping[str, Any], source: str) -> Config:
+    current = getattr(config, section)
+    known = {f.name: f for f in fields(current)}
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            raise ConfigError(f"{source}: unknown key '{key}' in [{section}] "
+                              f"(known: {', '.join(sorted(known))})")
+        default = getattr(type(current)(), key)
+        changes[key] = _coerce(value, type(default), f"[{section}] {key}", source)
+    return replace(config, **{section: replace(current, **changes)})
+
+
+def _coerce(value: Any, kind: type, where: str, source: str) -> Any:
+    # Environment values are strings; TOML values are typed. Accept both, refuse nonsense.
+    try:
+        if kind is bool:
+            raise TypeError  # no boolean keys yet
+        if kind is int and not isinstance(value, bool):
+            return int(value)
+        if kind is float and not isinstance(value, bool):
+            return float(value)
+        if kind is str and isinstance(value, str):
+            return value
+    except (TypeError, ValueError):
+        pass
+    raise ConfigError(f"{source}: {where} must be {kind.__name__}, got {value!r}")
+
+
+def _split_listen(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit() or not (0 <= int(port) <= 65535):
+        raise ConfigError(f"[intake] listen must be HOST:PORT, got {listen!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def validate(config: Config) -> None:
+    """Check values that parse but cannot work; raise ConfigError with one line."""
+    try:
+        addr = Address(addr_spec=config.judge.address)
+    except Exception:
+        raise ConfigError(f"[judge] address is not a mail address: {config.judge.address!r}") from None
+    if not addr.username or not addr.domain:
+        raise ConfigError(f"[judge] address needs a local part and a domain: {config.judge.address!r}")
+    if not config.judge.name.strip() or any(c.isspace() for c in config.judge.name):
+        raise ConfigError(f"[judge] name must be one word, got {config.judge.name!r}")
+    _split_listen(config.intake.listen)
+    if config.intake.protocol not in ("smtp", "lmtp"):
+        raise ConfigError(f"[intake] protocol must be 'smtp' or 'lmtp', got {config.intake.protocol!r}")
+    if config.intake.max_message_size < 1024:
+        raise ConfigError("[intake] max_message_size must be at least 1024 bytes")
+    scheme = config.database.url.split(":", 1)[0]
+    if not (scheme.startswith("sqlite") or scheme.startswith("postgresql")):
+        raise ConfigError(f"[database] url must be sqlite:/// or postgresql+psycopg://, got {config.database.url!r}")
+    transport = config.outbound.transport
+    if not (transport.startswith("maildir:") or transport.startswith("smtp://")):
+        raise ConfigError(f"[outbound] transport must be 'maildir:PATH' or 'smtp://HOST:PORT', got {transport!r}")
+    for name, value in (("[judge] replies_per_day", config.judge.replies_per_day),
+                        ("[worker] max_attempts", config.worker.max_attempts),
+                        ("[outbound] max_attempts", config.outbound.max_attempts)):
+        if value < 1:
+            raise ConfigError(f"{name} must be at least 1")

@@ -1,0 +1,129 @@
+"""``judge serve``: intake, worker and sender in one asyncio process.
+
+Intake answers SMTP (or LMTP) on the event loop; database work runs in threads so the loop
+stays responsive.  SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
+within ``[intake] shutdown_grace`` seconds, finishes the message being processed, and exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Any
+
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP
+
+from judge import __version__
+from judge.config import Config
+from judge.mail.intake import InboundWriter, IntakeHandler
+from judge.mail.pipeline import Pipeline
+from judge.mail.sender import deliver_due
+from judge.mail.transports import make_transport
+from judge.mail.worker import claim_next, process_claimed
+from judge.store.db import Store
+from judge.store.schema import ensure_schema
+
+log = logging.getLogger("judge.daemon")
+
+
+class Daemon:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = Store(config.database.url)
+        self.pipeline = Pipeline(config)
+        self.transport = make_transport(config.outbound.transport)
+        self.stopping = asyncio.Event()
+        self.work_waiting = asyncio.Event()
+        self.mail_waiting = asyncio.Event()
+        self.writer = InboundWriter(self.store, on_stored=self.work_waiting.set)
+        self.handler = IntakeHandler(self.writer, config.judge.address,
+                                     lmtp=config.intake.protocol == "lmtp")
+        self.sessions: set[SMTP] = set()
+        self.server: asyncio.AbstractServer | None = None
+
+    def _protocol(self) -> SMTP:
+        cls = LMTP if self.config.intake.protocol == "lmtp" else SMTP
+        proto = cls(self.handler, data_size_limit=self.config.intake.max_message_size,
+                    hostname=self.config.judge_domain, ident=f"judge {__version__}")
+        self.sessions.add(proto)
+        original = proto.connection_lost
+
+        def connection_lost(exc: Any) -> None:
+            self.sessions.discard(proto)
+            original(exc)
+
+        proto.connection_lost = connection_lost  # type: ignore[method-assign]
+        return proto
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        what = await loop.run_in_executor(None, ensure_schema, self.store.engine)
+        log.info("database %s: schema %s", self.store.engine.url.render_as_string(), what)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stopping.set)
+        self.server = await loop.create_server(self._protocol, self.config.listen_host,
+                                               self.config.listen_port)
+        log.info("judge %s listening for %s on %s, replies via %s", __version__,
+                 self.config.intake.protocol.upper(), self.config.intake.listen,
+                 self.config.outbound.transport)
+        tasks = [asyncio.create_task(self._work_loop()), asyncio.create_task(self._send_loop())]
+        await self.stopping.wait()
+        log.info("stopping: no new connections")
+        self.server.close()
+        await self._drain_sessions()
+        self.work_waiting.set()
+        self.mail_waiting.set()
+        await asyncio.wait(tasks, timeout=self.config.intake.shutdown_grace)
+        for task in tasks:
+            task.cancel()
+        self.store.dispose()
+        log.info("stopped")
+
+    async def _drain_sessions(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.intake.shutdown_grace
+        while self.handler.in_flight and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        for proto in list(self.sessions):
+            if proto.transport is not None:
+                proto.transport.close()
+
+    async def _work_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while not self.stopping.is_set():
+            self.work_waiting.clear()
+            did = await loop.run_in_executor(None, self._process_one)
+            if did:
+                self.mail_waiting.set()
+                continue
+            await self._wait(self.work_waiting, self.config.worker.poll_seconds)
+
+    def _process_one(self) -> bool:
+        inbound_id = claim_next(self.store, self.config)
+        if inbound_id is None:
+            return False
+        process_claimed(self.store, self.config, inbound_id, self.pipeline)
+        return True
+
+    async def _send_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while not self.stopping.is_set():
+            self.mail_waiting.clear()
+            try:
+                await loop.run_in_executor(None, deliver_due, self.store, self.transport,
+                                           self.config)
+            except Exception:
+                log.exception("sender failed; will try again")
+            await self._wait(self.mail_waiting, self.config.worker.poll_seconds)
+
+    async def _wait(self, event: asyncio.Event, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+
+
+def serve(config: Config) -> None:
+    asyncio.run(Daemon(config).run())

@@ -1,0 +1,83 @@
+"""Where outgoing mail goes: a real SMTP relay (``smtp://host:port``) or a Maildir (``maildir:PATH``).
+
+A transport raises :class:`TemporaryFailure` for anything worth retrying and
+:class:`PermanentFailure` when the relay refuses for good (a 5xx answer).
+"""
+
+from __future__ import annotations
+
+import mailbox
+import smtplib
+import socket
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import urlsplit
+
+
+class TemporaryFailure(Exception):
+    pass
+
+
+class PermanentFailure(Exception):
+    pass
+
+
+class Transport(Protocol):
+    def send(self, mail_from: str, recipients: list[str], raw: bytes) -> str | None:
+        """Deliver, or raise; returns a note when some recipients were refused."""
+
+
+class MaildirTransport:
+    """Writes each mail into a Maildir (tmp/ then new/, so readers never see half a file)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path).expanduser()
+
+    def send(self, mail_from: str, recipients: list[str], raw: bytes) -> str | None:
+        try:
+            box = mailbox.Maildir(str(self.path), create=True)
+            box.add(raw)
+        except OSError as exc:
+            raise TemporaryFailure(f"cannot write to Maildir {self.path}: {exc}") from exc
+        return None
+
+
+class SmtpTransport:
+    def __init__(self, host: str, port: int, timeout: float = 30.0) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
+
+    def send(self, mail_from: str, recipients: list[str], raw: bytes) -> str | None:
+        try:
+            with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
+                refused = smtp.sendmail(mail_from, recipients, raw)
+        except smtplib.SMTPRecipientsRefused as exc:
+            _raise_for(exc.recipients)
+            raise TemporaryFailure(str(exc)) from exc
+        except smtplib.SMTPResponseException as exc:
+            cls = PermanentFailure if 500 <= exc.smtp_code < 600 else TemporaryFailure
+            raise cls(f"{exc.smtp_code} {exc.smtp_error.decode('utf-8', 'replace')}") from exc
+        except (smtplib.SMTPException, OSError, socket.timeout) as exc:
+            raise TemporaryFailure(f"{self.host}:{self.port}: {exc}") from exc
+        # Some recipients took it: sending again would duplicate it for them, so only note it.
+        return _describe(refused) if refused else None
+
+
+def _describe(refused: dict[str, tuple[int, bytes]]) -> str:
+    return "; ".join(f"{rcpt}: {code} {msg.decode('utf-8', 'replace')}"
+                     for rcpt, (code, msg) in refused.items())
+
+
+def _raise_for(refused: dict[str, tuple[int, bytes]]) -> None:
+    detail = _describe(refused)
+    if all(500 <= code < 600 for code, _ in refused.values()):
+        raise PermanentFailure(detail)
+    raise TemporaryFailure(detail)
+
+
+def make_transport(spec: str) -> Transport:
+    if spec.startswith("maildir:"):
+        return MaildirTransport(spec[len("maildir:"):])
+    if spec.startswith("smtp://"):
+        parts = urlsplit(spec)
+        return SmtpTransport(parts.hostname or "127.0.0.1", parts.port or 25)
+    raise ValueError(f"unknown transport {spec!r}")

@@ -1,0 +1,69 @@
+"""Engine and sessions: how the judge talks to its SQL store.
+
+On SQLite every connection runs in WAL mode with foreign keys on, a busy timeout and
+``synchronous=FULL`` (so a commit is fsync'd before intake answers 250), and every transaction
+starts with ``BEGIN IMMEDIATE`` so two writers never deadlock on a lock upgrade.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def make_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(url, connect_args={"check_same_thread": False,
+                                                  "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        _tune_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _tune_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        # Take transaction control away from the sqlite3 module so we can say BEGIN IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        if engine.url.database not in (None, "", ":memory:"):
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=FULL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+class Store:
+    """The engine plus a session factory; ``with store.transaction() as s:`` is one unit of work."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        with self._sessions() as session, session.begin():
+            yield session
+
+    def session(self) -> Session:
+        return self._sessions()
+
+    def dispose(self) -> None:
+        self.engine.dispose()
