@@ -1,0 +1,85 @@
+"""Adjudication of one phase: movement, retreats or adjustments (DATC v3.0).
+
+``adjudicate(position, orders)`` takes a dict power → order lines (strings in any syntax of
+DESIGN §4.3, or parsed orders); powers or units without orders get the civil-disorder
+defaults (units hold, dislodged units disband, builds are waived, removals are chosen by the
+2023 rule).  It returns a :class:`PhaseResult` with one result per order and per defaulted
+unit, and the position at the next phase to play.
+
+Rule choices (DATC v3.0 chapter 4, preferred answers throughout):
+
+* 4.A.1 a convoy is disrupted only when every route is;  4.A.2 Szykman rule for convoy
+  paradoxes (the convoying fleets of the paradox hold), circular movement succeeds;
+  4.A.3 an adjacent move goes by convoy only with "via convoy" or a legal convoy order of a
+  fleet of the same power — no fall-back to the land route;  4.A.4 a convoyed attack from the
+  supported move's destination does not cut the support;  4.A.5 a unit dislodged by a convoyed
+  army may retreat to that army's origin;  4.A.6 convoy routes in orders are checked but not
+  required;  4.A.7 a dislodged unit loses its effect on the attacker's origin only in a
+  head-to-head battle.
+* 4.B.1 fleet move to a split-coast province without a coast where both coasts are reachable
+  is illegal;  4.B.2 with one reachable coast it goes there;  4.B.3 an unreachable coast makes
+  the move illegal;  4.B.4 supports match on provinces (coasts in support orders not needed);
+  4.B.5 a wrong coast for the ordered fleet is ignored;  4.B.6 unknown or irrelevant coasts are
+  ignored;  4.B.7 a fleet build on a split coast needs the coast.
+* 4.C.1/4.C.2 a missing or wrong unit type is ignored;  4.C.3 a build without unit type makes an
+  army inland, a fleet when a coast is given, and fails otherwise;  4.C.4 a fleet build inland
+  fails;  4.C.5/4.C.6 nationality in supports is ignored.
+* 4.D.3 a later order to the same unit replaces the earlier one (the mail language's rule,
+  allowed by 4.D.3 for automatic judges);  4.D.4–4.D.6 builds and removals are taken one at a
+  time in the order given;  4.D.7 builds may be waived;  4.D.8 civil-disorder removal by the
+  2023 rule (distance to the nearest owned centre over land and sea, fleets first, then
+  alphabetical);  4.D.9 a unit in civil disorder may receive support to hold.
+* 4.E.1 illegal orders are ignored and the unit holds;  4.E.3 no implicit orders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.core.adjudicator.adjustments import adjudicate_adjustments
+from judge.core.adjudicator.binding import OrdersIn
+from judge.core.adjudicator.movement import adjudicate_movement
+from judge.core.adjudicator.retreats import adjudicate_retreats
+from judge.core.adjudicator.sequence import next_position
+from judge.core.board import Dislodged, Position, Unit
+from judge.core.phases import ADJUSTMENTS, MOVEMENT, Phase
+from judge.core.results import OrderResult
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    """What a phase did and where the game goes next."""
+
+    phase: Phase
+    results: tuple[OrderResult, ...]
+    units: tuple[Unit, ...]  # board right after this phase (dislodged units excluded)
+    dislodged: tuple[Dislodged, ...]  # units to retreat (movement phases only)
+    position: Position  # the position at the next phase to play
+
+    @property
+    def next_phase(self) -> Phase:
+        return self.position.phase
+
+    def results_of(self, power: str) -> tuple[OrderResult, ...]:
+        return tuple(r for r in self.results if r.power == power)
+
+
+def adjudicate(position: Position, orders: OrdersIn | None = None, *,
+               skip_empty: bool = True) -> PhaseResult:
+    """Adjudicate the phase of ``position`` with ``orders`` (power → lines); see module doc."""
+    orders = orders or {}
+    phase = position.phase
+    if phase.type == MOVEMENT:
+        mv = adjudicate_movement(position, orders)
+        results, units, dislodged = mv.results, mv.units, mv.dislodged
+    elif phase.type == ADJUSTMENTS:
+        adj = adjudicate_adjustments(position, orders)
+        results, units, dislodged = adj.results, adj.units, ()
+    else:
+        rt = adjudicate_retreats(position, orders)
+        results, units, dislodged = rt.results, rt.units, ()
+    nxt = next_position(position, units, dislodged, skip_empty)
+    return PhaseResult(phase, results, units, dislodged, nxt)
+
+
+__all__ = ["PhaseResult", "adjudicate"]

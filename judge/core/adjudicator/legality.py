@@ -1,0 +1,135 @@
+"""Legality of movement orders against a board (DATC 4.E.1), before any resolution.
+
+An illegal order is ignored and its unit holds.  "Legal" means the order could be valid
+knowing the position but not the other orders: a convoy route is legal when fleets stand on
+a chain of seas that could carry the army, whatever they are ordered to do.
+"""
+
+from __future__ import annotations
+
+from judge.core.board import Unit
+from judge.core.maps import ARMY, FLEET, Map, province_of
+from judge.core.orders import Convoy, Move, Support
+
+
+class ConvoyGeometry:
+    """Which seas could carry an army from one coast to another, given the fleets at sea."""
+
+    def __init__(self, m: Map, fleet_seas: frozenset[str]) -> None:
+        self.m = m
+        self.fleet_seas = fleet_seas
+        self._cache: dict[str, frozenset[str]] = {}
+
+    def seas_from(self, coast: str) -> frozenset[str]:
+        """Fleet-held seas connected to a coastal province through fleet-held seas."""
+        got = self._cache.get(coast)
+        if got is None:
+            reach = self.m.fleet_reach
+            frontier = [s for s in reach[coast] if s in self.fleet_seas]
+            seen = set(frontier)
+            while frontier:
+                for nxt in reach[frontier.pop()]:
+                    if nxt in self.fleet_seas and nxt not in seen:
+                        seen.add(nxt)
+                        frontier.append(nxt)
+            got = self._cache[coast] = frozenset(seen)
+        return got
+
+    def possible(self, src: str, dest: str) -> bool:
+        if src == dest or not (self._coastal(src) and self._coastal(dest)):
+            return False
+        return bool(self.seas_from(src) & self.seas_from(dest))
+
+    def on_route(self, sea: str, src: str, dest: str) -> bool:
+        return self.possible(src, dest) and sea in self.seas_from(src) and sea in self.seas_from(dest)
+
+    def _coastal(self, prov: str) -> bool:
+        return self.m.provinces[prov].kind == "coast"
+
+
+def fleet_destination(m: Map, unit: Unit, dest: str) -> str | str:
+    """The location a fleet move goes to, or an error message (prefixed ``!``)."""
+    prov = province_of(dest)
+    reachable = [loc for loc in m.fleet_adj.get(unit.location, ()) if province_of(loc) == prov]
+    if not reachable:
+        return f"!a fleet in {m.location_text(unit.location)} cannot reach {m.provinces[prov].name}"
+    if dest != prov:
+        if dest in reachable:
+            return dest
+        return f"!a fleet in {m.location_text(unit.location)} cannot reach {m.location_text(dest)}"
+    if len(reachable) > 1:
+        return f"!say which coast of {m.provinces[prov].name} (" + ", ".join(reachable) + ")"
+    return reachable[0]
+
+
+def can_reach(m: Map, unit: Unit, prov: str) -> bool:
+    """Whether a unit could move to a province by itself (what it may support into)."""
+    if unit.kind == ARMY:
+        return prov in m.army_adj[unit.province]
+    return any(province_of(loc) == prov for loc in m.fleet_adj.get(unit.location, ()))
+
+
+def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
+               own_convoy: bool) -> tuple[str, bool] | str:
+    """A legal move gives ``(destination location, convoyed)``; otherwise a message."""
+    src, prov = unit.province, province_of(o.dest)
+    if prov == src:
+        return "a unit cannot move to its own province"
+    if unit.kind == FLEET:
+        loc = fleet_destination(m, unit, o.dest)
+        return loc[1:] if loc.startswith("!") else (loc, False)
+    if m.provinces[prov].kind not in ("land", "coast"):
+        return f"an army cannot move to {m.provinces[prov].name}"
+    adjacent = prov in m.army_adj[src]
+    # DATC 4.A.3 (2000/2023 rules, no land fall-back): convoy when asked to, or when a fleet of
+    # the same power is ordered to convoy this army there
+    wants_convoy = o.via_convoy or own_convoy or not adjacent
+    if not wants_convoy:
+        return prov, False
+    if geo.possible(src, prov):
+        return prov, True
+    if adjacent and not o.via_convoy:
+        return prov, False
+    return f"no convoy route could take {m.provinces[src].name} to {m.provinces[prov].name}"
+
+
+def check_support(m: Map, unit: Unit, o: Support, target: Unit | None,
+                  geo: ConvoyGeometry) -> str | None:
+    """``None`` if legal, else the reason it is not."""
+    tprov = o.target.province
+    if tprov == unit.province:
+        return "a unit cannot support itself"
+    if target is None:
+        return f"there is no unit in {m.provinces[tprov].name} to support"
+    if o.dest is None:
+        if not can_reach(m, unit, tprov):
+            return f"{unit.text(m)} cannot reach {m.provinces[tprov].name}"
+        return None
+    dprov = province_of(o.dest)
+    if dprov == tprov:
+        return "a supported unit cannot move to its own province"
+    if dprov == unit.province:
+        return "a unit cannot support a move into its own province"
+    if not can_reach(m, unit, dprov):
+        return f"{unit.text(m)} cannot reach {m.provinces[dprov].name}"
+    if target.kind == ARMY:
+        ok = dprov in m.army_adj[tprov] or geo.possible(tprov, dprov)
+    else:
+        ok = can_reach(m, target, dprov)
+    if not ok:
+        return f"{target.text(m)} cannot reach {m.provinces[dprov].name}"
+    return None
+
+
+def check_convoy(m: Map, unit: Unit, o: Convoy, target: Unit | None,
+                 geo: ConvoyGeometry) -> str | None:
+    """``None`` if legal, else the reason it is not."""
+    if unit.kind != FLEET or not m.provinces[unit.province].is_sea:
+        return "only a fleet at sea can convoy"
+    aprov, dprov = o.target.province, province_of(o.dest)
+    if target is None or target.kind != ARMY:
+        return f"there is no army in {m.provinces[aprov].name} to convoy"
+    if not geo.on_route(unit.province, aprov, dprov):
+        return (f"{m.provinces[unit.province].name} is on no convoy route from "
+                f"{m.provinces[aprov].name} to {m.provinces[dprov].name}")
+    return None

@@ -1,0 +1,226 @@
+"""The movement resolver: DATC v3.0 §5 equations solved by guess-and-check (§5.F).
+
+Each MOVE, SUPPORT and CONVOY order is a boolean decision (move succeeds, support given,
+convoy fleet not dislodged).  ``_resolve`` guesses ``False`` on first visit; when a decision
+turns out to depend on its own guess it is tried with ``True`` as well.  One answer: take it.
+Zero or two answers (a cycle): the backup rule of §5.B.9 — a cycle with a convoying fleet is a
+convoy paradox and the Szykman rule makes its convoys fail; a cycle of moves only is a
+circular movement and all its moves succeed; anything else fails.  CONVOY decisions look at
+attacking moves through ``_adjudicate`` rather than ``_resolve`` (the §5.D hack) so every
+cycle the guesser meets is a clean single cycle.
+
+The resolver works on small integer-indexed tables built by :mod:`.movement`; it knows
+nothing of parsing, maps or text, which keeps the hot loop short.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+_UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
+
+
+@dataclass(eq=False)
+class MoveDecision:
+    src: str
+    dest: str
+    power: str
+    convoyed: bool
+    supports: list[int] = field(default_factory=list)  # decision ids of matching supports
+    convoys: list[int] = field(default_factory=list)  # decision ids of matching convoys
+    opposing: int | None = None  # head-to-head partner's decision id
+
+
+@dataclass(eq=False)
+class SupportDecision:
+    province: str
+    power: str
+    exempt: str | None  # destination of the supported move: attacks from there never cut
+
+
+@dataclass(eq=False)
+class ConvoyDecision:
+    province: str
+
+
+Decision = MoveDecision | SupportDecision | ConvoyDecision
+
+
+class Resolver:
+    """Resolves every decision of one movement phase; see module docstring."""
+
+    def __init__(
+        self,
+        decisions: list[Decision],
+        power_at: dict[str, str],
+        move_from: dict[str, int],
+        moves_into: dict[str, list[int]],
+        hold_supports: dict[str, list[int]],
+        fleet_reach: dict[str, frozenset[str]] | object,
+    ) -> None:
+        self.d = decisions
+        self.power_at = power_at
+        self.move_from = move_from
+        self.moves_into = moves_into
+        self.hold_supports = hold_supports
+        self.fleet_reach = fleet_reach
+        n = len(decisions)
+        self.state = [_UNRESOLVED] * n
+        self.result = [False] * n
+        self.deps: list[int] = []
+        self.paradox_convoys: set[int] = set()  # convoys failed by the Szykman rule
+
+    def resolve_all(self) -> list[bool]:
+        for i in range(len(self.d)):
+            self._resolve(i)
+        return self.result
+
+    # -- the guess algorithm -------------------------------------------------------------------
+    def _resolve(self, i: int) -> bool:
+        state = self.state[i]
+        if state == _RESOLVED:
+            return self.result[i]
+        if state == _GUESSING:
+            if i not in self.deps:
+                self.deps.append(i)
+            return self.result[i]
+        deps = self.deps
+        base = len(deps)
+        self.result[i] = False
+        self.state[i] = _GUESSING
+        first = self._adjudicate(i)
+        if len(deps) == base:
+            if self.state[i] != _RESOLVED:
+                self.result[i], self.state[i] = first, _RESOLVED
+            return self.result[i]
+        if deps[base] != i:
+            # depends on an outer guess: leave unresolved, remember the tentative answer
+            deps.append(i)
+            self.result[i] = first
+            return first
+        self._reset(base)
+        self.result[i], self.state[i] = True, _GUESSING
+        second = self._adjudicate(i)
+        if first == second:
+            self._reset(base)
+            self.result[i], self.state[i] = first, _RESOLVED
+            return first
+        self._backup(base)
+        return self._resolve(i)
+
+    def _reset(self, base: int) -> None:
+        for j in self.deps[base:]:
+            self.state[j] = _UNRESOLVED
+        del self.deps[base:]
+
+    def _backup(self, base: int) -> None:
+        cycle = self.deps[base:]
+        del self.deps[base:]
+        convoys = [j for j in cycle if isinstance(self.d[j], ConvoyDecision)]
+        only_moves = all(isinstance(self.d[j], MoveDecision) for j in cycle)
+        for j in cycle:
+            if convoys:
+                if j in convoys:  # Szykman: the convoying fleets of the paradox hold
+                    self.result[j], self.state[j] = False, _RESOLVED
+                    self.paradox_convoys.add(j)
+                else:
+                    self.state[j] = _UNRESOLVED
+            elif only_moves:  # circular movement: everybody moves
+                self.result[j], self.state[j] = True, _RESOLVED
+            else:
+                self.result[j], self.state[j] = False, _RESOLVED
+
+    # -- the equations (DATC 5.B) --------------------------------------------------------------
+    def _adjudicate(self, i: int) -> bool:
+        o = self.d[i]
+        if isinstance(o, MoveDecision):
+            return self._move(o)
+        if isinstance(o, SupportDecision):
+            return self._support(o)
+        # CONVOY: not dislodged.  Attackers are adjudicated, not resolved (§5.D hack).
+        for j in self.moves_into.get(o.province, ()):
+            if self._adjudicate(j):
+                return False
+        return True
+
+    def _move(self, m: MoveDecision) -> bool:
+        if not self.path(m):
+            return False
+        attack = self._attack(m)
+        if m.opposing is not None:
+            if attack <= self._defend(self.d[m.opposing]):  # type: ignore[arg-type]
+                return False
+        elif attack <= self._hold(m.dest):
+            return False
+        for j in self.moves_into[m.dest]:
+            other = self.d[j]
+            if other is not m and attack <= self._prevent(other):  # type: ignore[arg-type]
+                return False
+        return True
+
+    def _given(self, supports: list[int]) -> int:
+        return sum(1 for s in supports if self._resolve(s))
+
+    def _attack(self, m: MoveDecision) -> int:
+        defender = self.power_at.get(m.dest)
+        if defender is None:
+            return 1 + self._given(m.supports)
+        leaving = self.move_from.get(m.dest)
+        if leaving is not None and leaving != m.opposing and self._resolve(leaving):
+            return 1 + self._given(m.supports)
+        if defender == m.power:
+            return 0
+        d = self.d
+        return 1 + sum(1 for s in m.supports
+                       if d[s].power != defender and self._resolve(s))  # type: ignore[union-attr]
+
+    def _hold(self, province: str) -> int:
+        if province not in self.power_at:
+            return 0
+        leaving = self.move_from.get(province)
+        if leaving is not None:
+            return 0 if self._resolve(leaving) else 1
+        return 1 + self._given(self.hold_supports.get(province, []))
+
+    def _defend(self, m: MoveDecision) -> int:
+        return 1 + self._given(m.supports)
+
+    def _prevent(self, m: MoveDecision) -> int:
+        if not self.path(m):
+            return 0
+        if m.opposing is not None and self._resolve(m.opposing):
+            return 0
+        return 1 + self._given(m.supports)
+
+    def _support(self, s: SupportDecision) -> bool:
+        attackers = self.moves_into.get(s.province, ())
+        d = self.d
+        for j in attackers:
+            m = d[j]
+            if m.power != s.power and m.src != s.exempt and self.path(m):  # type: ignore[union-attr]
+                return False
+        for j in attackers:
+            if self._resolve(j):
+                return False  # dislodged
+        return True
+
+    def path(self, m: MoveDecision) -> bool:
+        """Whether a move has its route: always for land moves, a chain of fleets otherwise."""
+        if not m.convoyed:
+            return True
+        reach = self.fleet_reach
+        fleets = {self.d[c].province: c for c in m.convoys}  # type: ignore[union-attr]
+        frontier = [p for p in fleets if m.src in reach[p]]  # type: ignore[index]
+        seen = set(frontier)
+        while frontier:
+            sea = frontier.pop()
+            if not self._resolve(fleets[sea]):
+                continue
+            nxt = reach[sea]  # type: ignore[index]
+            if m.dest in nxt:
+                return True
+            for p in fleets:
+                if p not in seen and p in nxt:
+                    seen.add(p)
+                    frontier.append(p)
+        return False
