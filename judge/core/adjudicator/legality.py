@@ -19,6 +19,7 @@ class ConvoyGeometry:
         self.m = m
         self.fleet_seas = fleet_seas
         self._cache: dict[str, frozenset[str]] = {}
+        self._routes: dict[str, list[frozenset[str]]] = {}
 
     def seas_from(self, coast: str) -> frozenset[str]:
         """Fleet-held seas connected to a coastal province through fleet-held seas."""
@@ -40,8 +41,40 @@ class ConvoyGeometry:
             return False
         return bool(self.seas_from(src) & self.seas_from(dest))
 
+    def possible_without(self, src: str, dest: str, sea: str) -> bool:
+        """A convoy route that does not use the fleet in ``sea`` (it cannot also support)."""
+        return any(sea not in route for route in self.routes(src, dest))
+
     def on_route(self, sea: str, src: str, dest: str) -> bool:
-        return self.possible(src, dest) and sea in self.seas_from(src) and sea in self.seas_from(dest)
+        """Whether the fleet in ``sea`` is needed by some convoy route (DATC 6.G.19)."""
+        return any(sea in route for route in self.routes(src, dest))
+
+    def routes(self, src: str, dest: str) -> list[frozenset[str]]:
+        """Minimal convoy routes (no fleet can be skipped) from ``src`` to ``dest``."""
+        key = src + dest
+        got = self._routes.get(key)
+        if got is None:
+            got = self._routes[key] = self._find_routes(src, dest) if self.possible(src, dest) else []
+        return got
+
+    def _find_routes(self, src: str, dest: str) -> list[frozenset[str]]:
+        # induced paths src → seas → dest: a sea touching an earlier stop would be a shortcut
+        reach, found = self.m.fleet_reach, []
+
+        def extend(path: list[str]) -> None:
+            last = path[-1]
+            for sea in reach[last]:
+                if sea not in self.fleet_seas or sea in path:
+                    continue
+                if any(stop in reach[sea] for stop in path[:-1]):
+                    continue
+                if dest in reach[sea]:
+                    found.append(frozenset(path[1:] + [sea]))
+                else:
+                    extend(path + [sea])
+
+        extend([src])
+        return found
 
     def _coastal(self, prov: str) -> bool:
         return self.m.provinces[prov].kind == "coast"
@@ -87,10 +120,12 @@ def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
     if not wants_convoy:
         return prov, False
     if geo.possible(src, prov):
+        # fleets stand where a convoy could run: legal, even if no convoy is ordered (6.D.31);
+        # without such fleets the order is illegal (6.D.32)
         return prov, True
     if adjacent and not o.via_convoy:
         return prov, False
-    return f"no convoy route could take {m.provinces[src].name} to {m.provinces[prov].name}"
+    return f"no convoy could take {m.provinces[src].name} to {m.provinces[prov].name}"
 
 
 def check_support(m: Map, unit: Unit, o: Support, target: Unit | None,
@@ -113,7 +148,8 @@ def check_support(m: Map, unit: Unit, o: Support, target: Unit | None,
     if not can_reach(m, unit, dprov):
         return f"{unit.text(m)} cannot reach {m.provinces[dprov].name}"
     if target.kind == ARMY:
-        ok = dprov in m.army_adj[tprov] or geo.possible(tprov, dprov)
+        # a fleet cannot convoy and support at once (DATC 6.D.31)
+        ok = dprov in m.army_adj[tprov] or geo.possible_without(tprov, dprov, unit.province)
     else:
         ok = can_reach(m, target, dprov)
     if not ok:

@@ -130,8 +130,14 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
         elif p not in dislodger:
             after.append(u)
     occupied = {u.province for u in after}
-    contested = {decisions[i].dest for p, i in move_from.items()  # type: ignore[union-attr]
-                 if not ok[i] and resolver.path(decisions[i])}  # type: ignore[arg-type]
+    # a standoff leaves a province contested; a move that lost a head-to-head battle does not
+    # (its prevent strength is nil: DATC 6.H.9)
+    contested = set()
+    for i in move_from.values():
+        mv = decisions[i]
+        if not ok[i] and resolver.path(mv) and not (  # type: ignore[arg-type]
+                mv.opposing is not None and ok[mv.opposing]):  # type: ignore[union-attr]
+            contested.add(mv.dest)  # type: ignore[union-attr]
     dislodged: list[Dislodged] = []
     for p, attacker in sorted(dislodger.items()):
         u = units[p]
