@@ -1,0 +1,143 @@
+"""Composing the judge's mail (DESIGN §3.4): the headers other programs rely on, non-ASCII text
+that survives the trip through bytes, and the reply that answers every line in order."""
+
+from __future__ import annotations
+
+import email
+from datetime import datetime, timezone
+from email import policy
+from email.utils import parsedate_to_datetime
+
+import pytest
+
+from conftest import body_of
+from judge.commands.context import Answer
+from judge.config import Config, JudgeSection
+from judge.mail.compose import Composer
+
+NOW = datetime(2026, 11, 28, 23, 30, 5, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def composer() -> Composer:
+    return Composer(Config(judge=JudgeSection(address="judge@example.org", name="XJUDGE")))
+
+
+def reparse(msg: email.message.EmailMessage, **kw: object) -> email.message.EmailMessage:
+    return email.message_from_bytes(msg.as_bytes(**kw), policy=policy.default)  # type: ignore[arg-type]
+
+
+def make_reply(composer: Composer, subject: str = "my orders", **kw: object):
+    args = dict(to=["alice@example.org"], original_subject=subject, original_id="<orig@example.com>",
+                references=["<first@example.com>", "<second@example.com>"],
+                body="Hello.\n", now=NOW)
+    args.update(kw)
+    return composer.reply(**args)  # type: ignore[arg-type]
+
+
+def test_reply_headers(composer: Composer) -> None:
+    msg = reparse(make_reply(composer))
+    sender = msg["From"].addresses[0]
+    assert sender.addr_spec == "judge@example.org"
+    assert sender.display_name == "XJUDGE"
+    assert [a.addr_spec for a in msg["To"].addresses] == ["alice@example.org"]
+    assert msg["Subject"] == "Re: my orders"
+    assert parsedate_to_datetime(msg["Date"]) == NOW
+    assert msg["Message-ID"].startswith("<") and msg["Message-ID"].endswith("@example.org>")
+    assert msg["In-Reply-To"] == "<orig@example.com>"
+    assert msg["References"].split() == ["<first@example.com>", "<second@example.com>",
+                                         "<orig@example.com>"]
+    assert msg["Auto-Submitted"] == "auto-replied"
+    assert body_of(msg) == "Hello.\n"
+
+
+def test_each_mail_gets_its_own_message_id(composer: Composer) -> None:
+    ids = {make_reply(composer)["Message-ID"] for _ in range(5)}
+    assert len(ids) == 5
+
+
+@pytest.mark.parametrize("original,expected", [
+    ("Re: my orders", "Re: my orders"),
+    ("RE: my orders", "RE: my orders"),
+    ("re:my orders", "re:my orders"),
+    ("  my orders  ", "Re: my orders"),
+    ("", "Re: your mail"),
+    ("Regarding Paris", "Re: Regarding Paris"),
+])
+def test_reply_subject_is_re_once(composer: Composer, original: str, expected: str) -> None:
+    assert make_reply(composer, subject=original)["Subject"] == expected
+
+
+def test_reply_references_do_not_repeat_the_original(composer: Composer) -> None:
+    msg = make_reply(composer, references=["<orig@example.com>", "<a@x>", "<a@x>"])
+    assert msg["References"].split() == ["<a@x>", "<orig@example.com>"]
+
+
+def test_reply_to_a_mail_without_id_has_no_threading_headers(composer: Composer) -> None:
+    msg = make_reply(composer, original_id=None, references=[])
+    assert msg["In-Reply-To"] is None and msg["References"] is None
+    assert msg["Auto-Submitted"] == "auto-replied"
+
+
+def test_reply_to_several_addresses_names_each_once(composer: Composer) -> None:
+    msg = reparse(make_reply(composer, to=["a@example.org", "b@example.org", "a@example.org"]))
+    assert [a.addr_spec for a in msg["To"].addresses] == ["a@example.org", "b@example.org"]
+
+
+def test_broadcast_headers(composer: Composer) -> None:
+    msg = reparse(composer.broadcast(to=["a@example.org", "b@example.org"],
+                                     subject="XJUDGE:war1901 - S1901M Results",
+                                     body="Results.\n", now=NOW))
+    assert msg["Auto-Submitted"] == "auto-generated"
+    assert msg["From"].addresses[0].addr_spec == "judge@example.org"
+    assert msg["Subject"] == "XJUDGE:war1901 - S1901M Results"
+    assert msg["Message-ID"].endswith("@example.org>")
+    assert parsedate_to_datetime(msg["Date"]) == NOW
+    assert msg["In-Reply-To"] is None
+    assert body_of(msg) == "Results.\n"
+
+
+@pytest.mark.parametrize("as_bytes_kw", [{}, {"policy": policy.SMTP}], ids=["default", "smtp"])
+def test_non_ascii_subject_and_body_round_trip(composer: Composer, as_bytes_kw: dict) -> None:
+    subject = "Zürich und Ελλάδα — Ordres pour la Bourgogne"
+    body = "A Zürich hält.\nΕλλάδα: F Αιγαίο S A Σμύρνη\nÇa va? ✓\n"
+    msg = make_reply(composer, subject=subject, body=body)
+    raw = msg.as_bytes(**as_bytes_kw)
+    assert raw.isascii()  # safe over any relay, 8BITMIME or not
+    back = email.message_from_bytes(raw, policy=policy.default)
+    assert back["Subject"] == f"Re: {subject}"
+    # On the wire (policy.SMTP) lines end in CRLF; a reader sees the same text.
+    assert body_of(back).replace("\r\n", "\n") == body
+
+
+def test_ascii_body_stays_readable_in_raw_form(composer: Composer) -> None:
+    raw = make_reply(composer, body="A PAR - BUR: accepted.\n").as_bytes()
+    assert b"A PAR - BUR: accepted." in raw
+
+
+def test_reply_template_lists_every_answer_in_order(composer: Composer) -> None:
+    answers = [Answer(1, "HELP", "Here is the help."),
+               Answer(3, "FROB", 'Error: unknown command "FROB".', ok=False),
+               Answer(4, "VERSION", "XJUDGE is judge version 0.1.0."),
+               Answer(6, "GET nothing", 'Error: no help topic "nothing".', ok=False)]
+    body = composer.render("reply.txt", answers=answers, problems=[], judge_name="XJUDGE",
+                           judge_address="judge@example.org", mail=None, limit=50)
+    assert body.startswith(":: Judge: XJUDGE\n")
+    positions = [body.index(f"> {a.text}\n{a.response}\n") for a in answers]
+    assert positions == sorted(positions)
+    assert "4 lines read, 2 errors." in body
+
+
+def test_reply_template_counts_in_the_singular(composer: Composer) -> None:
+    body = composer.render("reply.txt", answers=[Answer(1, "VERSION", "v")], problems=[],
+                           judge_name="XJUDGE", judge_address="judge@example.org", mail=None,
+                           limit=50)
+    assert "1 line read, 0 errors." in body
+
+
+def test_reply_template_for_a_mail_without_commands(composer: Composer) -> None:
+    body = composer.render("reply.txt", answers=[], problems=["the mail had no text part"],
+                           judge_name="XJUDGE", judge_address="judge@example.org", mail=None,
+                           limit=50)
+    assert "no commands" in body and "HELP" in body and "judge@example.org" in body
+    assert "the mail had no text part" in body
