@@ -1,0 +1,296 @@
+"""The sender and its transports: real SMTP delivery to a sink, temporary and permanent failures
+with backoff and a retry limit, and a Maildir that never holds the same mail twice."""
+
+from __future__ import annotations
+
+import email
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+from email import policy
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from conftest import body_of, free_port, read_maildir
+from judge.clock import as_utc, utcnow
+from judge.config import Config, JudgeSection, OutboundSection
+from judge.mail.compose import Composer
+from judge.mail.outbox import enqueue
+from judge.mail.sender import deliver_due
+from judge.mail.transports import MaildirTransport, SmtpTransport, make_transport
+from judge.store.db import Store
+from judge.store.models import OutboxMessage
+from judge.store.schema import ensure_schema
+
+NOW = datetime(2026, 11, 28, 12, 0, tzinfo=timezone.utc)
+BASE = 30.0
+
+
+@dataclass
+class Sink:
+    """An SMTP server that records what it gets and answers DATA with ``answer``."""
+
+    answer: str = "250 2.0.0 OK"
+    received: list[tuple[str, list[str], bytes]] = field(default_factory=list)
+
+    async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+        if self.answer.startswith("250"):
+            self.received.append((envelope.mail_from, list(envelope.rcpt_tos),
+                                  envelope.original_content or envelope.content))
+        return self.answer
+
+
+@pytest.fixture
+def sink() -> Iterator[tuple[Sink, int]]:
+    handler = Sink()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield handler, port
+    finally:
+        controller.stop()
+
+
+@pytest.fixture
+def config() -> Config:
+    return Config(judge=JudgeSection(address="judge@example.org"),
+                  outbound=OutboundSection(max_attempts=3, retry_base_seconds=BASE))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(f"sqlite:///{tmp_path / 'judge.db'}")
+    ensure_schema(s.engine)
+    yield s
+    s.dispose()
+
+
+def queue(store: Store, config: Config, to: list[str] | None = None,
+          subject: str = "orders", body: str = "A PAR - BUR: accepted.\n") -> int:
+    msg = Composer(config).reply(to=to or ["alice@example.org"], original_subject=subject,
+                                 original_id="<orig@example.com>", references=[], body=body,
+                                 now=NOW)
+    with store.transaction() as s:
+        row = enqueue(s, msg)
+        s.flush()
+        return row.id
+
+
+def row_of(store: Store, row_id: int) -> OutboxMessage:
+    with store.transaction() as s:
+        row = s.get(OutboxMessage, row_id)
+        assert row is not None
+        s.expunge(row)
+        return row
+
+
+def make_due(store: Store, row_id: int) -> None:
+    with store.transaction() as s:
+        row = s.get(OutboxMessage, row_id)
+        assert row is not None
+        row.next_attempt_at = utcnow() - timedelta(seconds=1)
+
+
+# --------------------------------------------------------------------------- SMTP
+
+
+def test_smtp_delivery_reaches_the_relay(store: Store, config: Config,
+                                         sink: tuple[Sink, int]) -> None:
+    handler, port = sink
+    row_id = queue(store, config, to=["alice@example.org", "bob@example.net"],
+                   subject="Zürich", body="Ελλάδα holds.\n")
+    assert deliver_due(store, SmtpTransport("127.0.0.1", port), config) == 1
+
+    assert len(handler.received) == 1
+    mail_from, rcpt_tos, content = handler.received[0]
+    assert mail_from == "judge@example.org"
+    assert rcpt_tos == ["alice@example.org", "bob@example.net"]
+    msg = email.message_from_bytes(content, policy=policy.default)
+    assert msg["Subject"] == "Re: Zürich"
+    assert msg["Auto-Submitted"] == "auto-replied"
+    assert msg["In-Reply-To"] == "<orig@example.com>"
+    assert body_of(msg).replace("\r\n", "\n") == "Ελλάδα holds.\n"
+
+    row = row_of(store, row_id)
+    assert row.status == "sent" and row.attempts == 1 and row.sent_at is not None
+    assert row.last_error is None
+    assert msg["Message-ID"] == row.message_id
+
+    # nothing is sent twice
+    assert deliver_due(store, SmtpTransport("127.0.0.1", port), config) == 0
+    assert len(handler.received) == 1
+
+
+def test_make_transport_reads_the_smtp_url(store: Store, config: Config,
+                                           sink: tuple[Sink, int]) -> None:
+    handler, port = sink
+    queue(store, config)
+    deliver_due(store, make_transport(f"smtp://127.0.0.1:{port}"), config)
+    assert len(handler.received) == 1
+
+
+def test_a_451_leaves_the_mail_pending_with_backoff(store: Store, config: Config,
+                                                    sink: tuple[Sink, int]) -> None:
+    handler, port = sink
+    handler.answer = "451 4.3.0 try again later"
+    transport = SmtpTransport("127.0.0.1", port)
+    row_id = queue(store, config)
+
+    before = utcnow()
+    assert deliver_due(store, transport, config) == 1
+    after = utcnow()
+    row = row_of(store, row_id)
+    assert row.status == "pending"
+    assert row.attempts == 1
+    assert "451" in (row.last_error or "")
+    due = as_utc(row.next_attempt_at)
+    assert before + timedelta(seconds=BASE) <= due <= after + timedelta(seconds=BASE)
+
+    # not due yet: a second pass leaves it alone
+    assert deliver_due(store, transport, config) == 0
+    assert row_of(store, row_id).attempts == 1
+
+    # the next failure waits twice as long
+    make_due(store, row_id)
+    before = utcnow()
+    deliver_due(store, transport, config)
+    after = utcnow()
+    row = row_of(store, row_id)
+    assert row.status == "pending" and row.attempts == 2
+    due = as_utc(row.next_attempt_at)
+    assert before + timedelta(seconds=2 * BASE) <= due <= after + timedelta(seconds=2 * BASE)
+
+    # once the relay takes mail again, it is sent
+    handler.answer = "250 2.0.0 OK"
+    make_due(store, row_id)
+    deliver_due(store, transport, config)
+    row = row_of(store, row_id)
+    assert row.status == "sent" and row.attempts == 3
+    assert len(handler.received) == 1
+
+
+def test_a_550_fails_the_mail_for_good(store: Store, config: Config,
+                                       sink: tuple[Sink, int]) -> None:
+    handler, port = sink
+    handler.answer = "550 5.7.1 we do not want your mail"
+    row_id = queue(store, config)
+    assert deliver_due(store, SmtpTransport("127.0.0.1", port), config) == 1
+    row = row_of(store, row_id)
+    assert row.status == "failed"
+    assert row.attempts == 1
+    assert "550" in (row.last_error or "") and "permanent" in (row.last_error or "")
+    make_due(store, row_id)
+    assert deliver_due(store, SmtpTransport("127.0.0.1", port), config) == 0
+
+
+def test_an_unreachable_relay_is_a_temporary_failure(store: Store, config: Config) -> None:
+    transport = SmtpTransport("127.0.0.1", free_port(), timeout=5)
+    row_id = queue(store, config)
+    deliver_due(store, transport, config)
+    row = row_of(store, row_id)
+    assert row.status == "pending"
+    assert row.attempts == 1
+    assert (row.last_error or "").startswith("temporary:")
+    assert as_utc(row.next_attempt_at) > utcnow()
+
+
+def test_after_max_attempts_temporary_failures_the_mail_fails(store: Store,
+                                                              config: Config) -> None:
+    transport = SmtpTransport("127.0.0.1", free_port(), timeout=5)
+    row_id = queue(store, config)
+    for attempt in range(1, config.outbound.max_attempts + 1):
+        make_due(store, row_id)
+        deliver_due(store, transport, config)
+        row = row_of(store, row_id)
+        assert row.attempts == attempt
+        expected = "failed" if attempt == config.outbound.max_attempts else "pending"
+        assert row.status == expected
+    make_due(store, row_id)
+    assert deliver_due(store, transport, config) == 0
+    assert row_of(store, row_id).attempts == config.outbound.max_attempts
+
+
+def test_one_failing_mail_does_not_hold_up_the_others(store: Store, config: Config,
+                                                      sink: tuple[Sink, int]) -> None:
+    handler, port = sink
+
+    class Picky:
+        """Refuses mail to one address for good, passes the rest to the sink."""
+
+        def __init__(self) -> None:
+            self.smtp = SmtpTransport("127.0.0.1", port)
+
+        def send(self, mail_from, recipients, raw, key=""):  # type: ignore[no-untyped-def]
+            if recipients == ["bad@example.org"]:
+                from judge.mail.transports import PermanentFailure
+                raise PermanentFailure("550 no such user")
+            return self.smtp.send(mail_from, recipients, raw, key)
+
+    bad = queue(store, config, to=["bad@example.org"])
+    good = queue(store, config, to=["good@example.org"])
+    assert deliver_due(store, Picky(), config) == 2
+    assert row_of(store, bad).status == "failed"
+    assert row_of(store, good).status == "sent"
+    assert [r[1] for r in handler.received] == [["good@example.org"]]
+
+
+# --------------------------------------------------------------------------- Maildir
+
+
+def test_maildir_transport_writes_one_file_per_mail(tmp_path: Path) -> None:
+    box = tmp_path / "mail"
+    transport = MaildirTransport(str(box))
+    assert transport.send("judge@example.org", ["a@example.org"],
+                          b"Subject: one\r\n\r\nfirst\r\n", key="<one@example.org>") is None
+    transport.send("judge@example.org", ["a@example.org"],
+                   b"Subject: two\r\n\r\nsecond\r\n", key="<two@example.org>")
+    files = sorted((box / "new").iterdir())
+    assert len(files) == 2
+    assert not list((box / "tmp").iterdir())  # nothing half-written left behind
+    assert [m["Subject"] for m in read_maildir(box)] == ["one", "two"]
+    assert b"\r\n" not in files[0].read_bytes()  # Maildir files use local line endings
+
+
+def test_maildir_transport_does_not_write_the_same_mail_twice(tmp_path: Path) -> None:
+    box = tmp_path / "mail"
+    transport = MaildirTransport(str(box))
+    raw = b"Subject: once\r\n\r\nonly once\r\n"
+    assert transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>") is None
+    note = transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
+    assert note  # says it was already there
+    assert len(list((box / "new").iterdir())) == 1
+
+
+def test_maildir_recognises_a_mail_the_reader_already_moved_to_cur(tmp_path: Path) -> None:
+    box = tmp_path / "mail"
+    transport = MaildirTransport(str(box))
+    raw = b"Subject: once\r\n\r\nonly once\r\n"
+    transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
+    (new,) = (box / "new").iterdir()
+    new.rename(box / "cur" / f"{new.name}:2,S")
+    transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
+    assert not list((box / "new").iterdir())
+    assert len(read_maildir(box)) == 1
+
+
+def test_a_crash_between_delivery_and_marking_sent_does_not_duplicate(
+        store: Store, config: Config, tmp_path: Path) -> None:
+    box = tmp_path / "mail"
+    config = replace(config, outbound=replace(config.outbound, transport=f"maildir:{box}"))
+    row_id = queue(store, config)
+    transport = make_transport(config.outbound.transport)
+    deliver_due(store, transport, config)
+    assert row_of(store, row_id).status == "sent"
+    # The daemon died after writing the file but before committing "sent": the row is pending.
+    with store.transaction() as s:
+        row = s.get(OutboxMessage, row_id)
+        assert row is not None
+        row.status, row.sent_at = "pending", None
+    deliver_due(store, make_transport(config.outbound.transport), config)
+    assert row_of(store, row_id).status == "sent"
+    replies = read_maildir(box)
+    assert len(replies) == 1
+    assert replies[0]["Subject"] == "Re: orders"
