@@ -79,6 +79,9 @@ def adjudicate(position: Position, orders: OrdersIn | None = None, *,
         rt = adjudicate_retreats(position, orders)
         results, units, dislodged = rt.results, rt.units, ()
     nxt = next_position(position, units, dislodged, skip_empty)
+    rank = {p: i for i, p in enumerate(position.map.powers)}
+    # grouped by power (map order) as the results mail lists them; stable within a power
+    results = tuple(sorted(results, key=lambda r: rank.get(r.power, len(rank))))
     return PhaseResult(phase, results, units, dislodged, nxt)
 
 
