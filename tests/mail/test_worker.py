@@ -1,0 +1,221 @@
+"""The worker: messages are processed exactly once; one that keeps failing is retried, then set
+aside for the operator without holding up the others; `judge inbound list|retry` handle it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from conftest import JUDGE_EXE
+from judge.clock import utcnow
+from judge.config import Config, JudgeSection, WorkerSection
+from judge.mail.intake import Arrival, store_arrivals
+from judge.mail.worker import claim_next, process_claimed, process_pending
+from judge.store.db import Store
+from judge.store.models import InboundMessage
+from judge.store.schema import ensure_schema
+
+JUDGE = "judge@example.org"
+MAX = 3
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'judge.db'}"
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    s = Store(db_url)
+    ensure_schema(s.engine)
+    yield s
+    s.dispose()
+
+
+@pytest.fixture
+def config() -> Config:
+    return Config(judge=JudgeSection(address=JUDGE), worker=WorkerSection(max_attempts=MAX))
+
+
+def arrive(store: Store, *names: str) -> dict[str, int]:
+    """Store one message per name (its Message-ID is <name@example.org>); returns name → id."""
+    arrivals = [Arrival(JUDGE, f"{n}@example.org", f"Subject: {n}\r\n\r\n{n}\r\n".encode(),
+                        f"<{n}@example.org>") for n in names]
+    store_arrivals(store, arrivals)
+    with store.transaction() as s:
+        rows = s.scalars(select(InboundMessage)).all()
+        return {r.envelope_sender.split("@")[0]: r.id for r in rows}
+
+
+def rows(store: Store) -> dict[int, tuple[str, int, str | None]]:
+    with store.transaction() as s:
+        return {r.id: (r.status, r.attempts, r.note) for r in s.scalars(select(InboundMessage))}
+
+
+class Recorder:
+    """A processor that counts calls and fails for the senders named in ``failing``."""
+
+    def __init__(self, *failing: str) -> None:
+        self.failing = set(failing)
+        self.calls: Counter[str] = Counter()
+
+    def __call__(self, session: Session, row: InboundMessage) -> str:
+        name = row.envelope_sender.split("@")[0]
+        self.calls[name] += 1
+        if name in self.failing:
+            raise RuntimeError(f"cannot digest {name}")
+        row.note = f"processed {name}"
+        return "done"
+
+
+def test_a_failing_message_is_retried_then_set_aside_while_others_are_processed(
+        store: Store, config: Config) -> None:
+    ids = arrive(store, "good1", "bad", "good2")
+    processor = Recorder("bad")
+    process_pending(store, config, processor)
+
+    assert processor.calls == {"good1": 1, "bad": MAX, "good2": 1}
+    state = rows(store)
+    assert state[ids["good1"]][:2] == ("done", 1)
+    assert state[ids["good2"]][:2] == ("done", 1)
+    assert state[ids["good1"]][2] == "processed good1"
+    status, attempts, note = state[ids["bad"]]
+    assert (status, attempts) == ("failed", MAX)
+    assert "RuntimeError: cannot digest bad" in (note or "")
+
+
+def test_a_failure_rolls_back_what_the_processor_changed(store: Store, config: Config) -> None:
+    ids = arrive(store, "bad")
+
+    def half_done(session: Session, row: InboundMessage) -> str:
+        row.note = "half done"
+        raise ValueError("broke halfway")
+
+    process_pending(store, config, half_done, limit=1)
+    status, attempts, note = rows(store)[ids["bad"]]
+    assert (status, attempts) == ("new", 1)  # will be tried again
+    assert note == "ValueError: broke halfway"
+
+
+def test_a_message_whose_attempts_ran_out_is_set_aside_on_claim(store: Store,
+                                                                config: Config) -> None:
+    ids = arrive(store, "crasher", "fine")
+    # The daemon died while processing this one, MAX times: attempts counted, no error noted.
+    with store.transaction() as s:
+        row = s.get(InboundMessage, ids["crasher"])
+        assert row is not None
+        row.attempts = MAX
+        row.lease_until = utcnow() - timedelta(seconds=1)  # the dead worker's lease ran out
+    processor = Recorder()
+    process_pending(store, config, processor)
+    assert processor.calls == {"fine": 1}
+    status, attempts, note = rows(store)[ids["crasher"]]
+    assert status == "failed"
+    assert f"set aside after {MAX} attempts" in (note or "")
+
+
+def test_a_message_leased_by_a_live_worker_is_not_claimed(store: Store, config: Config) -> None:
+    ids = arrive(store, "busy")
+    first = claim_next(store, config)
+    assert first == ids["busy"]
+    assert claim_next(store, config) is None  # still leased
+    assert rows(store)[ids["busy"]][:2] == ("new", 1)
+
+
+def test_a_processed_message_is_not_processed_again(store: Store, config: Config) -> None:
+    ids = arrive(store, "once")
+    processor = Recorder()
+    assert process_pending(store, config, processor) == 1
+    assert process_pending(store, config, processor) == 0
+    # even when asked directly, a done message is left alone
+    assert process_claimed(store, config, ids["once"], processor) is False
+    assert processor.calls == {"once": 1}
+    assert rows(store)[ids["once"]][:2] == ("done", 1)
+
+
+def test_the_same_message_arriving_twice_is_processed_once(store: Store,
+                                                           config: Config) -> None:
+    arrive(store, "twice")
+    arrive(store, "twice")
+    processor = Recorder()
+    process_pending(store, config, processor)
+    assert processor.calls == {"twice": 1}
+    assert len(rows(store)) == 1
+
+
+def test_messages_are_processed_in_arrival_order(store: Store, config: Config) -> None:
+    arrive(store, "m1", "m2", "m3")
+    order: list[str] = []
+
+    def note_order(session: Session, row: InboundMessage) -> str:
+        order.append(row.envelope_sender.split("@")[0])
+        return "done"
+
+    process_pending(store, config, note_order)
+    assert order == ["m1", "m2", "m3"]
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def run_judge(db_url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    env["JUDGE_DATABASE_URL"] = db_url
+    return subprocess.run([JUDGE_EXE, *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_inbound_list_and_retry(store: Store, config: Config, db_url: str,
+                                tmp_path: Path) -> None:
+    ids = arrive(store, "good", "bad")
+    process_pending(store, config, Recorder("bad"))
+    bad_id, good_id = ids["bad"], ids["good"]
+
+    listed = run_judge(db_url, tmp_path, "inbound", "list")
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert lines[0].split()[:3] == ["id", "status", "tries"]
+    assert len(lines) == 2  # the header and the one failed message
+    assert lines[1].split()[:4] == [str(bad_id), "failed", str(MAX), "bad@example.org"]
+    assert "cannot digest bad" in lines[1]
+
+    everything = run_judge(db_url, tmp_path, "inbound", "list", "--status", "all")
+    assert {line.split()[0] for line in everything.stdout.splitlines()[1:]} == \
+        {str(bad_id), str(good_id)}
+
+    retried = run_judge(db_url, tmp_path, "inbound", "retry", str(bad_id))
+    assert retried.returncode == 0, retried.stderr
+    assert "1 message(s) queued again" in retried.stdout
+    assert rows(store)[bad_id][:2] == ("new", 0)
+    assert run_judge(db_url, tmp_path, "inbound", "list").stdout.strip() == "(none)"
+
+    # and the worker now processes it (the bug behind it having been fixed)
+    processor = Recorder()
+    process_pending(store, config, processor)
+    assert processor.calls == {"bad": 1}
+    assert rows(store)[bad_id][0] == "done"
+
+
+def test_inbound_retry_refuses_what_it_cannot_retry(store: Store, config: Config, db_url: str,
+                                                    tmp_path: Path) -> None:
+    ids = arrive(store, "good")
+    process_pending(store, config, Recorder())
+
+    done = run_judge(db_url, tmp_path, "inbound", "retry", str(ids["good"]))
+    assert done.returncode != 0
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "not failed" in done.stderr
+    assert rows(store)[ids["good"]][0] == "done"
+
+    unknown = run_judge(db_url, tmp_path, "inbound", "retry", "4242")
+    assert unknown.returncode != 0
+    assert len(unknown.stderr.splitlines()) == 1, unknown.stderr
+    assert "4242" in unknown.stderr
