@@ -22,10 +22,11 @@ class Unit:
     power: str
     kind: str
     location: str
+    # derived, stored once: the resolver asks for it constantly
+    province: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def province(self) -> str:
-        return province_of(self.location)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "province", province_of(self.location))
 
     @property
     def code(self) -> str:

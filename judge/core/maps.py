@@ -51,7 +51,7 @@ class Power:
 
 def province_of(location: str) -> str:
     """``"STP/NC"`` → ``"STP"``; ``"PAR"`` → ``"PAR"``."""
-    return location[:3] if len(location) > 3 and location[3] == "/" else location.split("/")[0]
+    return location.partition("/")[0]
 
 
 def normalize_name(text: str) -> str:

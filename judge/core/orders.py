@@ -352,11 +352,59 @@ def _is_word(tok: str) -> bool:
     return tok[0].isalnum()
 
 
+@lru_cache(maxsize=None)
 def _power_words(m: Map) -> frozenset[str]:
     words = set()
     for p in m.powers.values():
         words.update((p.name.lower(), p.adjective.lower()))
     return frozenset(words)
+
+
+_LOC = r"([A-Z]{3})(?:/([NSEW]C))?"
+_FAST_RE = re.compile(
+    rf"^([AF]) {_LOC}(?: (H)| - {_LOC}( VIA)?| S ([AF]) {_LOC}(?: - {_LOC}| H)?"
+    rf"| C A {_LOC} - {_LOC}| (B|D)| R {_LOC})$")
+
+
+def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
+    """The canonical three-letter form (``A PAR - BUR``, ``F NTH C A LON - NWY``) without the
+    general parser; ``None`` sends the line to the general parser."""
+    g = _FAST_RE.match(text)
+    if g is None:
+        return None
+    provinces = m.provinces
+
+    def loc(i: int) -> str | None:
+        prov, coast = g.group(i), g.group(i + 1)
+        p = provinces.get(prov)
+        if p is None:
+            raise LookupError
+        return f"{prov}/{coast}" if coast and coast in p.coasts else prov
+
+    try:
+        unit = UnitSpec(g.group(1), loc(2))  # type: ignore[arg-type]
+        if g.group(17):
+            if phase_type == ADJUSTMENTS:
+                return Build(unit) if g.group(17) == "B" else Remove(unit)
+            return Disband(unit) if phase_type == RETREATS and g.group(17) == "D" else None
+        if g.group(18):
+            return Retreat(unit, loc(18)) if phase_type == RETREATS else None  # type: ignore
+        if phase_type == RETREATS and g.group(5):
+            return Retreat(unit, loc(5))  # type: ignore[arg-type]
+        if phase_type != MOVEMENT:
+            return None
+        if g.group(4):
+            return Hold(unit)
+        if g.group(5):
+            return Move(unit, loc(5), bool(g.group(7)))  # type: ignore[arg-type]
+        if g.group(8):
+            return Support(unit, UnitSpec(g.group(8), loc(9)),  # type: ignore[arg-type]
+                           loc(11) if g.group(11) else None)
+        if g.group(13):
+            return Convoy(unit, UnitSpec("A", loc(13)), loc(15))  # type: ignore[arg-type]
+    except LookupError:
+        return None
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -366,6 +414,9 @@ def parse_order(m: Map, text: str, phase_type: str = MOVEMENT) -> Order | OrderE
     Returns an order dataclass, or an :class:`OrderError` whose message names the problem
     (an ambiguous abbreviation lists its candidates).  Pure, so results are cached.
     """
+    fast = _fast_parse(m, text, phase_type)
+    if fast is not None:
+        return fast
     toks = _tokenize(text)
     if toks and toks[-1] == "-":
         toks.pop()
