@@ -139,7 +139,7 @@ def _coerce(value: Any, kind: type, where: str, source: str) -> Any:
     try:
         if kind is bool:
             raise TypeError  # no boolean keys yet
-        if kind is int and not isinstance(value, bool):
+        if kind is int and not isinstance(value, (bool, float)):  # 2.5 is no count of anything
             return int(value)
         if kind is float and not isinstance(value, bool):
             return float(value)

@@ -121,6 +121,7 @@ BAD_FILES = {
     "section not a table": ("judge = 5\n", "[judge] must be a table"),
     "wrong type (str for int)": ("[judge]\nreplies_per_day = 'many'\n", "replies_per_day must be int"),
     "wrong type (int for str)": ("[judge]\naddress = 5\n", "address must be str"),
+    "wrong type (float for int)": ("[judge]\nreplies_per_day = 2.5\n", "replies_per_day must be int"),
     "wrong type (bool for int)": ("[worker]\nmax_attempts = true\n", "max_attempts must be int"),
     "bad address": ("[judge]\naddress = 'no-at-sign'\n", "[judge] address"),
     "bad address (garbage)": ("[judge]\naddress = 'a b <@>'\n", "[judge] address"),

@@ -23,6 +23,8 @@ class Verdict(Enum):
 def take_reply(session: Session, address: str, now: datetime, limit: int) -> Verdict:
     """Count one more mail from ``address`` today and say how the judge may answer it."""
     day = now.strftime("%Y-%m-%d")
+    # One address however its case is written (as judge.mail.addresses compares them).
+    address = address.lower()
     row = session.get(ReplyCount, (address, day))
     if row is None:
         row = ReplyCount(address=address, day=day, count=0)

@@ -115,3 +115,13 @@ def test_mail_the_next_utc_day_is_answered_again(store: Store, config: Config, t
     inject(store, config, [make_mail("VERSION", msgid="<day2@example.org>").as_bytes()])
     reply = replies_by_original(tmp_path / "mail")["<day2@example.org>"]
     assert "judge version" in body_of(reply)  # type: ignore[arg-type]
+
+
+def test_the_cap_counts_one_address_however_its_case_is_written(
+        store: Store, config: Config, tmp_path: Path) -> None:
+    senders = ["alice@example.org", "Alice@Example.org", "ALICE@EXAMPLE.ORG", "alice@example.ORG"]
+    inject(store, config, [make_mail("VERSION", sender=s, msgid=f"<case{n}@example.org>").as_bytes()
+                           for n, s in enumerate(senders, 1)])
+    replies = replies_by_original(tmp_path / "mail")
+    assert set(replies) == {"<case1@example.org>", "<case2@example.org>", "<case3@example.org>"}
+    assert NOTICE in body_of(replies["<case3@example.org>"])  # type: ignore[arg-type]
