@@ -15,7 +15,7 @@ from judge.core.maps import ARMY, FLEET, Map, parse_unit_code, province_of
 from judge.core.phases import Phase
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Unit:
     """A unit: owning power, kind (``"A"``/``"F"``) and location (``"PAR"``, ``"STP/NC"``)."""
 

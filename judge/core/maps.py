@@ -78,6 +78,8 @@ class Map:
     fleet_reach: Mapping[str, frozenset[str]]
     # province → every neighbour regardless of unit type (civil-disorder distances)
     any_adj: Mapping[str, frozenset[str]]
+    # fleet location → {neighbouring province: the locations of it the fleet can enter}
+    fleet_moves: Mapping[str, Mapping[str, tuple[str, ...]]]
     supply_centers: frozenset[str]
     names: Mapping[str, str] = field(repr=False)  # normalised name/alias/code → province
 
@@ -148,6 +150,12 @@ def _build(doc: dict) -> Map:
     for loc, adj in fleet_adj.items():
         fleet_reach[province_of(loc)].update(province_of(a) for a in adj)
     any_adj = {code: frozenset(army_adj[code] | fleet_reach[code]) for code in provinces}
+    fleet_moves: dict[str, dict[str, tuple[str, ...]]] = {}
+    for loc, adj in fleet_adj.items():
+        by_prov: dict[str, list[str]] = {}
+        for a in sorted(adj):
+            by_prov.setdefault(province_of(a), []).append(a)
+        fleet_moves[loc] = {p: tuple(v) for p, v in by_prov.items()}
     powers = {
         name: Power(name, p["adjective"], p["letter"], tuple(p["home"]), tuple(p["units"]))
         for name, p in doc["powers"].items()
@@ -164,6 +172,7 @@ def _build(doc: dict) -> Map:
         army_adj=MappingProxyType(army_adj), fleet_adj=MappingProxyType(fleet_adj),
         fleet_reach=MappingProxyType({k: frozenset(v) for k, v in fleet_reach.items()}),
         any_adj=MappingProxyType(any_adj),
+        fleet_moves=MappingProxyType(fleet_moves),
         supply_centers=frozenset(c for c, p in provinces.items() if p.supply_center),
         names=MappingProxyType(names),
     )

@@ -27,7 +27,7 @@ from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnitSpec:
     """A unit as written in an order: kind may be omitted (``None``), coast may be absent."""
 
@@ -42,7 +42,7 @@ class UnitSpec:
         return f"{self.kind} {self.location}" if self.kind else self.location
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hold:
     unit: UnitSpec
 
@@ -50,7 +50,7 @@ class Hold:
         return f"{self.unit.text()} H"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Move:
     unit: UnitSpec
     dest: str
@@ -62,7 +62,7 @@ class Move:
         return f"{self.unit.text()} - {path}" + (" VIA" if self.via_convoy and not self.route else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Support:
     unit: UnitSpec
     target: UnitSpec
@@ -73,7 +73,7 @@ class Support:
         return f"{self.unit.text()} S {self.target.text()}{tail}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Convoy:
     unit: UnitSpec
     target: UnitSpec
@@ -83,7 +83,7 @@ class Convoy:
         return f"{self.unit.text()} C {self.target.text()} - {self.dest}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Retreat:
     unit: UnitSpec
     dest: str
@@ -92,7 +92,7 @@ class Retreat:
         return f"{self.unit.text()} R {self.dest}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Disband:
     unit: UnitSpec
 
@@ -100,7 +100,7 @@ class Disband:
         return f"{self.unit.text()} D"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Build:
     unit: UnitSpec
 
@@ -108,7 +108,7 @@ class Build:
         return f"{self.unit.text()} B"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Remove:
     unit: UnitSpec
 
@@ -116,7 +116,7 @@ class Remove:
         return f"{self.unit.text()} D"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Waive:
     def text(self) -> str:
         return "WAIVE"

@@ -34,7 +34,7 @@ _MARKS = {BOUNCE: "bounce", CUT: "cut", VOID: "void", NO_CONVOY: "no convoy",
           DISLODGED: "dislodged", INVALID: "invalid", DISBAND: "disbanded"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderResult:
     """What happened to one order (or to one unit left without orders)."""
 

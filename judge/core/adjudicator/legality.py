@@ -83,7 +83,7 @@ class ConvoyGeometry:
 def fleet_destination(m: Map, unit: Unit, dest: str) -> str | str:
     """The location a fleet move goes to, or an error message (prefixed ``!``)."""
     prov = province_of(dest)
-    reachable = [loc for loc in m.fleet_adj.get(unit.location, ()) if province_of(loc) == prov]
+    reachable = m.fleet_moves.get(unit.location, {}).get(prov, ())
     if not reachable:
         return f"!a fleet in {m.location_text(unit.location)} cannot reach {m.provinces[prov].name}"
     if dest != prov:
@@ -99,7 +99,7 @@ def can_reach(m: Map, unit: Unit, prov: str) -> bool:
     """Whether a unit could move to a province by itself (what it may support into)."""
     if unit.kind == ARMY:
         return prov in m.army_adj[unit.province]
-    return any(province_of(loc) == prov for loc in m.fleet_adj.get(unit.location, ()))
+    return prov in m.fleet_moves.get(unit.location, ())
 
 
 def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
