@@ -136,7 +136,6 @@ def mila_ratio(samples, ours: list[float]) -> None:
     for pos, orders in samples:
         game = Game()
         game.clear_units()
-        game.set_units({p: [] for p in game.powers}, reset=True) if False else None
         for power, us in {p: [u.code for u in pos.units_of(p)] for p in M.powers}.items():
             game.set_units(power, us, reset=True)
         t0 = time.perf_counter()
@@ -165,7 +164,7 @@ def main() -> None:
         avg = statistics.mean(len(p.units) for p, _ in samples)
         report(f"{name}, cold", time_phases(samples, cold=True), avg)
         warm = time_phases(samples, cold=False)
-        report(f"{name}, warm", time_phases(samples, cold=False), avg)
+        report(f"{name}, warm", warm, avg)
     mila_ratio(dense, warm)
 
 
