@@ -23,6 +23,7 @@ from judge.mail.sender import deliver_due
 from judge.mail.transports import make_transport
 from judge.mail.worker import claim_next, process_claimed
 from judge.store.db import Store
+from judge.store.leases import release_dead_leases
 from judge.store.schema import ensure_schema
 
 log = logging.getLogger("judge.daemon")
@@ -61,6 +62,9 @@ class Daemon:
         loop = asyncio.get_running_loop()
         what = await loop.run_in_executor(None, ensure_schema, self.store.engine)
         log.info("database %s: schema %s", self.store.engine.url.render_as_string(), what)
+        released = await loop.run_in_executor(None, self._release_dead_leases)
+        if released:
+            log.info("took back %d message(s) from a process that died", released)
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
         self.server = await loop.create_server(self._protocol, self.config.listen_host,
@@ -80,6 +84,10 @@ class Daemon:
             task.cancel()
         self.store.dispose()
         log.info("stopped")
+
+    def _release_dead_leases(self) -> int:
+        with self.store.transaction() as session:
+            return release_dead_leases(session)
 
     async def _drain_sessions(self) -> None:
         loop = asyncio.get_running_loop()

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from judge.clock import utcnow
-from email.parser import BytesHeaderParser
 from email import policy
-from typing import Any, Callable
+from email.parser import BytesHeaderParser
+from typing import Any, Callable, Iterator
 
-from sqlalchemy import insert
+from sqlalchemy import Connection, insert
+from sqlalchemy.exc import OperationalError
+
+from judge.clock import utcnow
 
 from judge.mail.addresses import is_judge_address, normalise
-from judge.store.db import Store
+from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
 from judge.store.models import InboundMessage
 
 log = logging.getLogger("judge.intake")
@@ -64,11 +68,42 @@ def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
         dialect_insert = insert  # type: ignore[assignment]
     stmt = dialect_insert(InboundMessage).on_conflict_do_nothing(
         index_elements=["message_id", "recipient"])
-    new = 0
-    with store.engine.begin() as conn:
-        for row in rows:  # one statement each, so rowcount tells duplicates apart
-            new += conn.execute(stmt, row).rowcount or 0
-    return new
+    with _write_transaction(store) as conn:
+        if dialect == "sqlite":  # sqlite3's executemany rowcount counts only the rows inserted
+            return conn.execute(stmt, rows).rowcount or 0
+        # One statement each, so rowcount tells duplicates apart.
+        return sum(conn.execute(stmt, row).rowcount or 0 for row in rows)
+
+
+# While another writer (the worker, the sender) holds SQLite's write lock, intake asks again
+# every few milliseconds instead of backing off like SQLite's busy handler does (up to 100 ms a
+# try): the handler's long naps let the other writers take the lock again and again first, and
+# intake then waited seconds to commit a batch that needs well under one.
+_SQLITE_INTAKE_POLL_MS = 3
+
+
+@contextmanager
+def _write_transaction(store: Store) -> Iterator[Connection]:
+    if store.engine.dialect.name != "sqlite":
+        with store.engine.begin() as conn:
+            yield conn
+        return
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        with store.engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            raw.execute(f"PRAGMA busy_timeout={_SQLITE_INTAKE_POLL_MS}")
+            try:
+                trans = conn.begin()  # BEGIN IMMEDIATE: takes the write lock or fails busy
+            except OperationalError as exc:
+                if "locked" not in str(exc.orig) or time.monotonic() > deadline:
+                    raise
+                continue
+            finally:
+                raw.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            with trans:
+                yield conn
+            return
 
 
 class InboundWriter:

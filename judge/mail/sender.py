@@ -15,6 +15,7 @@ from judge.clock import utcnow
 from judge.config import Config
 from judge.mail.transports import PermanentFailure, TemporaryFailure, Transport
 from judge.store.db import Store
+from judge.store.leases import owner_id
 from judge.store.models import OutboxMessage
 
 log = logging.getLogger("judge.sender")
@@ -38,6 +39,7 @@ def _claim(store: Store, limit: int) -> list[OutboxMessage]:
             .with_for_update(skip_locked=True)))
         for row in rows:
             row.lease_until = now + LEASE
+            row.lease_owner = owner_id()
         return rows
 
 
@@ -57,7 +59,7 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
     recipients = [r for r in row.recipients.split(",") if r]
     status, error, note = "sent", None, None
     try:
-        note = transport.send(row.mail_from, recipients, row.raw)
+        note = transport.send(row.mail_from, recipients, row.raw, key=row.message_id)
     except PermanentFailure as exc:
         status, error = "failed", f"permanent: {exc}"
     except TemporaryFailure as exc:
@@ -71,7 +73,7 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
         if fresh is None:
             return
         fresh.attempts += 1
-        fresh.lease_until = None
+        fresh.lease_until = fresh.lease_owner = None
         fresh.last_error = error or note
         if status == "sent":
             fresh.status, fresh.sent_at = "sent", now

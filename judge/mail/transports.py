@@ -6,9 +6,11 @@ A transport raises :class:`TemporaryFailure` for anything worth retrying and
 
 from __future__ import annotations
 
-import mailbox
+import os
+import re
 import smtplib
 import socket
+import time
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -23,20 +25,37 @@ class PermanentFailure(Exception):
 
 
 class Transport(Protocol):
-    def send(self, mail_from: str, recipients: list[str], raw: bytes) -> str | None:
-        """Deliver, or raise; returns a note when some recipients were refused."""
+    def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> str | None:
+        """Deliver, or raise; returns a note when some recipients were refused.
+
+        ``key`` names the mail uniquely (its Message-ID); a transport that can use it to avoid
+        delivering the same mail twice after a crash does so."""
 
 
 class MaildirTransport:
-    """Writes each mail into a Maildir (tmp/ then new/, so readers never see half a file)."""
+    """Writes each mail into a Maildir: tmp/, fsync, then a rename into new/.
+
+    The file name is derived from the mail's key, so a mail delivered just before a crash (and
+    so not yet marked sent) is recognised and not written a second time.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = Path(path).expanduser()
 
-    def send(self, mail_from: str, recipients: list[str], raw: bytes) -> str | None:
+    def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> str | None:
+        name = re.sub(r"[^A-Za-z0-9._=-]", "_", key.strip("<>")) if key else \
+            f"{time.time_ns()}.{os.getpid()}"
         try:
-            box = mailbox.Maildir(str(self.path), create=True)
-            box.add(raw)
+            for sub in ("tmp", "new", "cur"):
+                (self.path / sub).mkdir(parents=True, exist_ok=True)
+            if (self.path / "new" / name).exists() or any((self.path / "cur").glob(f"{name}:*")):
+                return "already in the Maildir"
+            tmp = self.path / "tmp" / f"{name}.{os.getpid()}"
+            with open(tmp, "wb") as fh:
+                fh.write(raw.replace(b"\r\n", b"\n"))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path / "new" / name)
         except OSError as exc:
             raise TemporaryFailure(f"cannot write to Maildir {self.path}: {exc}") from exc
         return None
@@ -46,7 +65,7 @@ class SmtpTransport:
     def __init__(self, host: str, port: int, timeout: float = 30.0) -> None:
         self.host, self.port, self.timeout = host, port, timeout
 
-    def send(self, mail_from: str, recipients: list[str], raw: bytes) -> str | None:
+    def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> str | None:
         try:
             with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
                 refused = smtp.sendmail(mail_from, recipients, raw)

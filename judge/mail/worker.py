@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from judge.clock import utcnow
 from judge.config import Config
 from judge.store.db import Store
+from judge.store.leases import owner_id
 from judge.store.models import InboundMessage
 
 log = logging.getLogger("judge.worker")
@@ -47,6 +48,7 @@ def claim_next(store: Store, config: Config) -> int | None:
                 continue
             row.attempts += 1
             row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
+            row.lease_owner = owner_id()
             return row.id
 
 
@@ -63,7 +65,7 @@ def process_claimed(store: Store, config: Config, inbound_id: int, processor: Pr
                 update(InboundMessage)
                 .where(InboundMessage.id == inbound_id, InboundMessage.status == "new")
                 .values(status=outcome, processed_at=utcnow(), lease_until=None,
-                        note=row.note)).rowcount
+                        lease_owner=None, note=row.note)).rowcount
             if not done:
                 session.rollback()
                 return False
@@ -81,7 +83,7 @@ def _record_failure(store: Store, config: Config, inbound_id: int, exc: Exceptio
         if row is None:
             return
         row.note = detail[:4000]
-        row.lease_until = None
+        row.lease_until = row.lease_owner = None
         if row.attempts >= config.worker.max_attempts:
             row.status = "failed"
             log.warning("inbound %s set aside after %d attempts: %s", inbound_id, row.attempts, detail)

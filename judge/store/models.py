@@ -41,6 +41,7 @@ class InboundMessage(Base):
     status: Mapped[str] = mapped_column(String(16), default="new")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    lease_owner: Mapped[str | None] = mapped_column(String(200))
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     note: Mapped[str | None] = mapped_column(Text)
 
@@ -53,6 +54,7 @@ class OutboxMessage(Base):
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    message_id: Mapped[str] = mapped_column(String(998))
     mail_from: Mapped[str] = mapped_column(String(320))
     recipients: Mapped[str] = mapped_column(Text)  # comma-separated addr-specs
     subject: Mapped[str] = mapped_column(Text, default="")
@@ -62,6 +64,7 @@ class OutboxMessage(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    lease_owner: Mapped[str | None] = mapped_column(String(200))
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_error: Mapped[str | None] = mapped_column(Text)
     inbound_id: Mapped[int | None] = mapped_column(_Id)

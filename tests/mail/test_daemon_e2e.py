@@ -1,0 +1,193 @@
+"""End to end: mail sent by SMTP to a running ``judge serve``, replies read from its Maildir."""
+
+from __future__ import annotations
+
+import signal
+import smtplib
+import sqlite3
+import time
+from email import policy
+
+import pytest
+
+from conftest import JUDGE_ADDRESS, body_of, make_mail
+
+
+def inbound_rows(judge) -> list[tuple[str, str | None]]:
+    with sqlite3.connect(judge.db_path) as db:
+        return db.execute("SELECT status, note FROM inbound ORDER BY id").fetchall()
+
+
+def wait_processed(judge, count: int, timeout: float = 20) -> list[tuple[str, str | None]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = inbound_rows(judge)
+        if len(rows) >= count and all(status != "new" for status, _ in rows):
+            return rows
+        time.sleep(0.05)
+    raise AssertionError(f"not processed: {inbound_rows(judge)}\n{judge.log()}")
+
+
+def test_help_mail_gets_one_threaded_reply(judge):
+    msg = make_mail("HELP\nGET DRAWS\nfrobnicate\nVERSION\n", subject="first contact",
+                    msgid="<hello-1@example.org>")
+    judge.send(msg)
+    [reply] = judge.wait_replies(1)
+    assert reply["Subject"] == "Re: first contact"
+    assert reply["In-Reply-To"] == "<hello-1@example.org>"
+    assert reply["Auto-Submitted"] == "auto-replied"
+    assert reply["To"] == "alice@example.org"
+    body = body_of(reply)
+    # Every line read is answered, in order.
+    positions = [body.index(f"> {line}") for line in ("HELP", "GET DRAWS", "frobnicate", "VERSION")]
+    assert positions == sorted(positions)
+    assert 'unknown command "frobnicate"' in body
+    assert "NoDIAS" in body or "NODIAS" in body
+    assert "4 lines read, 1 error." in body
+
+
+def test_sub_address_is_accepted_other_recipients_refused(judge):
+    judge.send(make_mail("VERSION"), rcpt="judge+war1901@example.org")
+    with judge.smtp() as s:
+        s.ehlo()
+        s.mail("alice@example.org")
+        code, text = s.rcpt("someone@example.org")
+        assert code == 550
+        code, _ = s.rcpt("judge@other.example")
+        assert code == 550
+    judge.wait_replies(1)
+
+
+def test_oversize_mail_is_refused_and_size_advertised(judge_factory):
+    judge = judge_factory(JUDGE_INTAKE_MAX_MESSAGE_SIZE="4096")
+    with judge.smtp() as s:
+        s.ehlo()
+        assert s.has_extn("size") and s.esmtp_features["size"] == "4096"
+        with pytest.raises(smtplib.SMTPSenderRefused) as declared:
+            s.sendmail("alice@example.org", [JUDGE_ADDRESS], make_mail("HELP").as_bytes(policy=policy.SMTP),
+                       mail_options=["SIZE=10000"])
+        assert declared.value.smtp_code == 552
+    big = make_mail("HELP\n" + ("x" * 70 + "\n") * 120)
+    with judge.smtp() as s:  # a client that does not declare the size: refused after DATA
+        s.ehlo()
+        s.mail("alice@example.org")
+        s.rcpt(JUDGE_ADDRESS)
+        code, _ = s.data(big.as_bytes(policy=policy.SMTP))
+    assert code == 552
+    judge.settle(0.5)
+    assert inbound_rows(judge) == [] and judge.replies() == []
+
+
+def test_duplicate_delivery_is_stored_and_answered_once(judge):
+    msg = make_mail("VERSION", msgid="<twice@example.org>")
+    judge.send(msg)
+    judge.send(msg)
+    judge.wait_replies(1)
+    judge.send(msg)  # even after processing
+    judge.settle(1.0)
+    assert len(judge.replies()) == 1
+    assert len(inbound_rows(judge)) == 1
+
+
+ROBOTS = {
+    "null sender": dict(mail_from=""),
+    "auto-submitted": dict(headers={"Auto-Submitted": "auto-replied"}),
+    "precedence bulk": dict(headers={"Precedence": "bulk"}),
+    "precedence junk": dict(headers={"Precedence": "junk"}),
+    "precedence list": dict(headers={"Precedence": "list"}),
+    "mailing list": dict(headers={"List-Id": "<diplomacy.lists.example.org>"}),
+    "list unsubscribe": dict(headers={"List-Unsubscribe": "<mailto:leave@example.org>"}),
+    "mailer-daemon": dict(sender="MAILER-DAEMON@example.org"),
+    "postmaster": dict(sender="postmaster@example.org"),
+    "the judge itself": dict(sender="judge+loop@example.org"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ROBOTS))
+def test_robot_mail_gets_no_answer_and_is_recorded(judge, kind):
+    spec = ROBOTS[kind]
+    sender = spec.get("sender", "alice@example.org")
+    msg = make_mail("HELP", sender=sender, **{k.replace("-", "_"): v
+                                             for k, v in spec.get("headers", {}).items()})
+    judge.send(msg, mail_from=spec.get("mail_from", sender))
+    [(status, note)] = wait_processed(judge, 1)
+    assert status == "ignored"
+    assert note and note.startswith("robot mail")
+    judge.settle(0.5)
+    assert judge.replies() == []
+
+
+def test_html_only_mail_is_read(judge):
+    msg = make_mail("placeholder")
+    msg.set_content("<html><body><p>VERSION</p><p>GET&nbsp;INFO</p></body></html>", subtype="html")
+    judge.send(msg)
+    body = body_of(judge.wait_replies(1)[0])
+    assert "> VERSION" in body and "> GET INFO" in body and "0 errors" in body
+
+
+def test_broken_mime_and_unknown_charset_still_answered(judge):
+    broken = (b"From: bob@example.org\r\nTo: judge@example.org\r\nSubject: broken\r\n"
+              b"Message-ID: <broken@example.org>\r\nMIME-Version: 1.0\r\n"
+              b"Content-Type: multipart/mixed\r\n\r\nVERSION\r\n")
+    odd = (b"From: carol@example.org\r\nTo: judge@example.org\r\nSubject: odd\r\n"
+           b"Message-ID: <odd@example.org>\r\nMIME-Version: 1.0\r\n"
+           b"Content-Type: text/plain; charset=x-unknown-123\r\n"
+           b"Content-Transfer-Encoding: 8bit\r\n\r\nVERSION\r\nZ\xfcrich\r\n")
+    judge.send(broken, mail_from="bob@example.org")
+    judge.send(odd, mail_from="carol@example.org")
+    replies = {r["To"]: body_of(r) for r in judge.wait_replies(2)}
+    assert "> VERSION" in replies["bob@example.org"]
+    assert "> VERSION" in replies["carol@example.org"]
+    assert "Zürich" in replies["carol@example.org"]  # decoded, answered as unknown command
+
+
+def test_non_ascii_round_trips(judge):
+    msg = make_mail("VERSION\nΕλλάδα", subject="Grüße aus Zürich")
+    judge.send(msg)
+    reply = judge.wait_replies(1)[0]
+    assert reply["Subject"] == "Re: Grüße aus Zürich"
+    assert 'unknown command "Ελλάδα"' in body_of(reply)
+
+
+def test_store_failure_answers_451_and_keeps_nothing(judge):
+    with sqlite3.connect(judge.db_path) as db:
+        db.execute("DROP TABLE inbound")
+    with pytest.raises(smtplib.SMTPDataError) as failure:
+        judge.send(make_mail("VERSION"))
+    assert failure.value.smtp_code == 451
+    assert judge.proc.poll() is None  # the daemon survives
+
+
+def test_lmtp_intake(judge_factory):
+    judge = judge_factory(JUDGE_INTAKE_PROTOCOL="lmtp")
+    raw = make_mail("VERSION", msgid="<lmtp@example.org>").as_bytes(policy=policy.SMTP)
+    with smtplib.LMTP("127.0.0.1", judge.port, timeout=20) as lmtp:
+        lmtp.ehlo()  # smtplib's LMTP sends LHLO
+        assert lmtp.mail("alice@example.org")[0] == 250
+        assert lmtp.rcpt(JUDGE_ADDRESS)[0] == 250
+        assert lmtp.rcpt("judge+x@example.org")[0] == 250
+        assert lmtp.rcpt("stranger@example.org")[0] == 550
+        # RFC 2033: one answer per accepted recipient after DATA (smtplib reads only the first).
+        assert lmtp.data(raw)[0] == 250
+        assert lmtp.getreply()[0] == 250
+    # One row per judge recipient, each answered.
+    assert len(judge.wait_replies(2)) == 2
+
+
+def test_sigterm_stops_cleanly_and_quickly(judge):
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+    started = time.monotonic()
+    assert judge.stop(signal.SIGTERM) == 0
+    assert time.monotonic() - started < 10
+    assert "stopped" in judge.log()
+
+
+def test_restart_refuses_outdated_schema(judge):
+    assert judge.stop() == 0
+    with sqlite3.connect(judge.db_path) as db:
+        db.execute("UPDATE alembic_version SET version_num = 'ancient'")
+    result = judge.cli("serve")
+    assert result.returncode != 0
+    assert "judge db upgrade" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
