@@ -30,14 +30,6 @@ def _load_cases() -> list[dict]:
 
 CASES = _load_cases()
 
-# Fixtures we believe contradict the DATC text; reported to the fixture author, not edited.
-KNOWN_DISAGREEMENTS = {
-    "6.F.1": "fixture says 'A GRE - SEV' fails; with fleets only in AEG and BLA no convoy route "
-             "can exist, so by DATC 4.E.1 and 6.D.32 the order is illegal (the army holds "
-             "either way)",
-}
-
-
 def outcome(r: OrderResult) -> str:
     """Our result in the fixture's vocabulary: succeeds / fails / illegal."""
     if r.result == INVALID:
@@ -83,8 +75,6 @@ def _check_phase(i: int, ph: dict, res: PhaseResult) -> None:
 @pytest.mark.skipif(not CASES, reason="no DATC fixtures in tests/core/datc_cases yet")
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_datc_case(case: dict) -> None:
-    if case["id"] in KNOWN_DISAGREEMENTS:
-        pytest.xfail(KNOWN_DISAGREEMENTS[case["id"]])
     m = load_map("standard")
     prev: PhaseResult | None = None
     for i, ph in enumerate(case["phases"]):
