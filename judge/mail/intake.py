@@ -21,7 +21,6 @@ from sqlalchemy import Connection, insert
 from sqlalchemy.exc import OperationalError
 
 from judge.clock import utcnow
-
 from judge.mail.addresses import is_judge_address, normalise
 from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
 from judge.store.models import InboundMessage
