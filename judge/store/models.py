@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import (BigInteger, DateTime, Index, Integer, LargeBinary, String, Text,
-                        UniqueConstraint)
+from sqlalchemy import (BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary,
+                        String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -78,3 +78,90 @@ class ReplyCount(Base):
     address: Mapped[str] = mapped_column(String(320), primary_key=True)
     day: Mapped[str] = mapped_column(String(10), primary_key=True)  # YYYY-MM-DD
     count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Game(Base):
+    """One game: its state, the current position (JSON) and the clock of its current phase.
+
+    ``next_event_at`` is the one moment the scheduler must look at this game again (reminder,
+    deadline or end of grace); it is NULL when the clock is stopped (forming, paused, over), and
+    indexed so finding due games never reads the games that are not due.
+    """
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_next_event", "next_event_at"),)
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    # lower-cased name: game names are unique regardless of case
+    name_key: Mapped[str] = mapped_column(String(32), unique=True)
+    variant: Mapped[str] = mapped_column(String(32), default="standard")
+    # forming → active ⇄ paused → finished | terminated
+    state: Mapped[str] = mapped_column(String(16), default="forming")
+    phase: Mapped[str] = mapped_column(String(8))
+    position: Mapped[str] = mapped_column(Text)  # judge.service.positions JSON
+    rules: Mapped[str] = mapped_column(Text, default="")  # space-separated rule names
+    movement_seconds: Mapped[int] = mapped_column(Integer)
+    retreat_seconds: Mapped[int] = mapped_column(Integer)
+    adjustment_seconds: Mapped[int] = mapped_column(Integer)
+    grace_seconds: Mapped[int] = mapped_column(Integer)
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    reminder_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # 0 before the reminder, 1 reminded, 2 late notice sent (in grace)
+    clock_stage: Mapped[int] = mapped_column(Integer, default=0)
+    next_event_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # bumped by every change of phase: processing is conditional on it
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    winner: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Seat(Base):
+    """A role in a game: a power's player, the master or an observer, with its password."""
+
+    __tablename__ = "seats"
+    __table_args__ = (Index("ix_seats_game", "game_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))  # power | master | observer
+    power: Mapped[str | None] = mapped_column(String(32))  # None until powers are assigned
+    # a named power wanted at JOIN (POWER_CHOICE games)
+    wanted_power: Mapped[str | None] = mapped_column(String(32))
+    address: Mapped[str] = mapped_column(String(320))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    wait: Mapped[bool] = mapped_column(Boolean, default=False)
+    orders: Mapped[str] = mapped_column(Text, default="{}")  # unit key → order text (JSON)
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active|resigned|ejected
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PhaseSnapshot(Base):
+    """A processed phase: board before, orders, results, board after. HISTORY and ROLLBACK."""
+
+    __tablename__ = "phase_snapshots"
+    __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_snapshot_game_seq"),)
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)  # 1, 2, … in the order played
+    phase: Mapped[str] = mapped_column(String(8))
+    position_before: Mapped[str] = mapped_column(Text)
+    orders: Mapped[str] = mapped_column(Text)  # power → unit key → order text (JSON)
+    results: Mapped[str] = mapped_column(Text)  # the results mail's facts (JSON)
+    position_after: Mapped[str] = mapped_column(Text)
+    processed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # a rolled-back phase stays until ROLLFORWARD redoes it or a new phase replaces it
+    rolled_back: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SignonFailure(Base):
+    """Failed SIGNONs for one game and role within the current window: the throttle."""
+
+    __tablename__ = "signon_failures"
+
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    role: Mapped[str] = mapped_column(String(8), primary_key=True)  # power letter, M or O
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True))

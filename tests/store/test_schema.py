@@ -25,7 +25,8 @@ from judge.store.models import Base
 from judge.store.schema import (SchemaOutOfDate, alembic_config, current_revision, downgrade,
                                 ensure_schema, head_revision, upgrade)
 
-JUDGE_TABLES = {"inbound", "outbox", "reply_count"}
+JUDGE_TABLES = {"inbound", "outbox", "reply_count", "games", "seats", "phase_snapshots",
+                "signon_failures"}
 PG_URL = os.environ.get("JUDGE_TEST_DATABASE_URL")
 
 
