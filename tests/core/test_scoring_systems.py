@@ -242,3 +242,46 @@ def test_totals_sum_over_rounds():
     assert totals([g1, g2], get_system("dias")) == {"ann": F(3, 2), "bob": F(1, 2)}
     assert totals([g1, g2], get_system("c-diplo")) == {"ann": 1 + 17 + 26 + 100,
                                                        "bob": 1 + 17 + 26}
+
+
+# -- every system on the same two boards (hand-computed) -----------------------------------
+
+TWO_WAY = {"AUSTRIA": 17, "ENGLAND": 17, **{p: (0, 1905) for p in
+                                           ("FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")}}
+THREE_WAY = {"AUSTRIA": 12, "ENGLAND": 11, "FRANCE": 11,
+             **{p: (0, 1906) for p in ("GERMANY", "ITALY", "RUSSIA", "TURKEY")}}
+
+
+@pytest.mark.parametrize("system, drawer, dead", [
+    ("draw-size", F(1, 2), 0),
+    ("sum-of-squares", 50, 0),
+    ("c-diplo", 1 + 17 + F(38 + 14, 2), 1 + F(7, 5)),        # 7 for 3rd shared by five 0s
+    ("carnage", F(7000 + 6000, 2) + 17, F(5000 + 4000 + 3000 + 2000 + 1000, 5)),
+    ("tribute", 17 + 33, 0),                                    # co-toppers: nobody pays
+    ("opentribute", 34 + 51 + F(5 * 17, 4), 0),                 # 85 collected, 1/2^2 each
+    ("world-classic", 170 + 30 + 24, 4),
+    ("manorcon", F(100 * 373, 2 * 373 + 5 * 16), F("0.5")),
+])
+def test_two_way_draw_17_17(system, drawer, dead):
+    got = scores(system, TWO_WAY, "draw", ("AUSTRIA", "ENGLAND"), 1909)
+    assert got["AUSTRIA"] == got["ENGLAND"] == drawer
+    assert all(got[p] == dead for p in ("FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"))
+
+
+@pytest.mark.parametrize("system, top, eleven, dead", [
+    ("draw-size", F(1, 3), F(1, 3), 0),
+    ("sum-of-squares", F(14400, 386), F(12100, 386), 0),
+    ("c-diplo", 1 + 12 + 38, 1 + 11 + F(14 + 7, 2), 1),
+    ("carnage", 7012, F(6000 + 5000, 2) + 11, F(4000 + 3000 + 2000 + 1000, 4)),
+    ("tribute", 12 + 22 + 2 * 6, 11 + 22 - 6, 0),
+    ("opentribute", 10 * 12, 34 + 4 * 11 - 12, 0),
+    ("world-classic", 120 + 30 + 48, 110 + 30, 5),
+    ("manorcon", F(100 * 208, 208 + 2 * 181 + 4 * 16), F(100 * 181, 634), F("0.6")),
+])
+@pytest.mark.parametrize("result, members", [("draw", ("AUSTRIA", "ENGLAND", "FRANCE")),
+                                             ("ended", ())])
+def test_three_way_draw_12_11_11(system, top, eleven, dead, result, members):
+    got = scores(system, THREE_WAY, result, members, 1909)
+    assert got["AUSTRIA"] == top
+    assert got["ENGLAND"] == got["FRANCE"] == eleven
+    assert all(got[p] == dead for p in ("GERMANY", "ITALY", "RUSSIA", "TURKEY"))
