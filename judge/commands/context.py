@@ -20,6 +20,8 @@ class Answer:
     text: str
     response: str
     ok: bool = True
+    # A note the judge adds after the lines (e.g. a power's full order set), not a line read.
+    note: bool = False
 
 
 @dataclass
@@ -46,9 +48,20 @@ class Context:
     identity: Any = None
     # Set when an error must stop the rest of the mail (a failed SIGNON).
     halted: str | None = None
+    # Registered addresses of the roles signed on: they get the reply too.
+    reply_also: list[str] = field(default_factory=list)
+    # Work to do once every line is executed, by key so it is done once per mail (the order
+    # summary of a power, the check whether a phase can be processed), in the order added.
+    finishers: dict[str, Callable[["Context"], None]] = field(default_factory=dict)
 
     def answer(self, line_no: int, text: str, response: str, ok: bool = True) -> None:
         self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok))
+
+    def note(self, text: str, response: str) -> None:
+        self.answers.append(Answer(0, text, response.rstrip("\n"), True, note=True))
+
+    def finish_with(self, key: str, work: Callable[["Context"], None]) -> None:
+        self.finishers.setdefault(key, work)
 
     def template_vars(self) -> dict[str, Any]:
         from judge import __version__

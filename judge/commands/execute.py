@@ -1,7 +1,9 @@
 """Execute a mail's commands in order and collect one answer per line read.
 
 An error in one line never discards the others, except where the judge must stop (a failed
-SIGNON: nothing after it is executed, and the reply says so).  Permission and game-state checks
+SIGNON: nothing after it is executed, and the reply says so).  Service refusals
+(:class:`GameError`) are answered like command errors.  Finishers registered by handlers run
+after the last line (a power's order summary, processing a phase whose orders are complete).  Permission and game-state checks
 happen here, once, from the registry, so handlers only do their job.
 """
 
@@ -11,6 +13,7 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command, OtherLine, parse_lines
 from judge.commands.registry import Role
+from judge.service.errors import GameError
 
 # Importing the handler modules registers their commands.
 from judge.commands import handlers  # noqa: F401
@@ -36,8 +39,14 @@ def execute(ctx: Context) -> Context:
             continue
         try:
             item.spec.handler(ctx, item)
-        except CommandError as exc:
+        except (CommandError, GameError) as exc:
             ctx.answer(item.line_no, item.text, f"Error: {exc}", ok=False)
+    # Finishers may add more (processing a phase announces it); run until none is left.
+    done: set[str] = set()
+    while pending := [k for k in ctx.finishers if k not in done]:
+        for key in pending:
+            done.add(key)
+            ctx.finishers[key](ctx)
     return ctx
 
 

@@ -17,6 +17,7 @@ from judge.commands.context import Context
 from judge.commands.execute import execute
 from judge.config import Config
 from judge.mail.compose import Composer
+from judge.mail.game_mail import queue_outgoing
 from judge.mail.outbox import enqueue
 from judge.mail.reading import ReadMail, read_message
 from judge.mail.replycap import Verdict, take_reply
@@ -97,12 +98,11 @@ class Pipeline:
         else:
             body = self.composer.render("reply.txt", answers=run.context.answers,
                                         problems=mail.problems, **variables)
-        reply = self.composer.reply(to=[mail.sender], original_subject=mail.subject,
+        also = run.context.reply_also if run.context else []
+        reply = self.composer.reply(to=[mail.sender, *also], original_subject=mail.subject,
                                     original_id=mail.message_id, references=mail.references,
                                     body=body, now=now)
         enqueue(run.session, reply, inbound_id=run.row.id)
-        for out in (run.context.outgoing if run.context else []):
-            text = self.composer.render(out.template, **variables, **out.variables)
-            enqueue(run.session, self.composer.broadcast(to=out.to, subject=out.subject,
-                                                         body=text, now=now),
-                    inbound_id=run.row.id)
+        queue_outgoing(run.session, self.composer, self.config,
+                       run.context.outgoing if run.context else [], now,
+                       inbound_id=run.row.id, mail=mail, limit=self.config.judge.replies_per_day)

@@ -81,10 +81,10 @@ def test_command_words_are_case_insensitive_and_args_kept() -> None:
 def test_longest_multi_word_command_wins(scratch_registry: None) -> None:
     registry.command("SET", syntax="SET <what>")(noop)
     registry.command("SET", "DRAW", syntax="SET DRAW [<powers>]")(noop)
-    items = parse_lines(["set draw AEF", "SET WAIT", "Set Drawing", "SET   DRAW"])
+    items = parse_lines(["set draw AEF", "SET COLOUR", "Set Drawing", "SET   DRAW"])
     assert describe(items) == [
         (1, "SET DRAW", ("AEF",)),
-        (2, "SET", ("WAIT",)),
+        (2, "SET", ("COLOUR",)),
         (3, "SET", ("Drawing",)),
         (4, "SET DRAW", ()),
     ]
@@ -193,7 +193,17 @@ def test_signoff_ends_the_mail_and_is_answered(config: Config) -> None:
     assert "rest of the mail was not read" in answers[1].response
 
 
-def test_list_answers_even_without_games(config: Config) -> None:
-    answers = run(config, "LIST\nLIST war1901\n").answers
+def test_list_answers_even_without_games(config: Config, tmp_path) -> None:
+    from judge.store.db import Store
+    from judge.store.schema import ensure_schema
+    store = Store(f"sqlite:///{tmp_path / 'judge.db'}")
+    ensure_schema(store.engine)
+    mail = read_message(make_mail("LIST\nLIST war1901\n").as_bytes(),
+                        envelope_sender="alice@example.org", judge_address=config.judge.address)
+    with store.transaction() as session:
+        answers = execute(Context(session=session, config=config, mail=mail, now=NOW,
+                                  render=Composer(config).render)).answers
+    store.dispose()
+    assert "no games on this judge" in answers[0].response
     assert answers[0].ok
     assert not answers[1].ok and '"war1901"' in answers[1].response

@@ -1,11 +1,19 @@
-"""Commands anyone may send without signing on: HELP, GET, VERSION, LIST, SIGNOFF."""
+"""Commands anyone may send without signing on: HELP, GET, VERSION, LIST, SIGNOFF.
+
+LIST after a SIGNON describes the signed-on game, with the power's own orders."""
 
 from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command
-from judge.commands.registry import all_commands, command
+from sqlalchemy import select
+
+from judge.commands.registry import Role, all_commands, command
+from judge.mail.game_mail import judge_date
+from judge.service import clock
+from judge.service.games import find_game, seats, variant_title
+from judge.store.models import Game
 from judge.resources import templates_dir
 
 
@@ -45,11 +53,52 @@ def signoff_command(ctx: Context, cmd: Command) -> None:
 
 @command("LIST", syntax="LIST [<game>]", summary="the games on this judge, or one game")
 def list_command(ctx: Context, cmd: Command) -> None:
-    # Games arrive with the games issue; until then the judge has none to list.
-    games: list[object] = []
-    if cmd.args:
-        raise CommandError(f'no game named "{cmd.args[0]}" on this judge.')
+    identity = ctx.identity
+    if len(cmd.args) > 1:
+        raise CommandError("LIST takes at most a game name.")
+    if cmd.args or identity is not None:
+        game = (find_game(ctx.session, cmd.args[0]) if cmd.args
+                else ctx.session.get(Game, identity.game_id))
+        mine = identity if identity is not None and identity.game_id == game.id else None
+        ctx.answer(cmd.line_no, cmd.text,
+                   ctx.render("game/list_game.txt", **describe_game(ctx, game, mine),
+                              **ctx.template_vars()))
+        return
+    games = ctx.session.scalars(select(Game).order_by(Game.name_key)).all()
     ctx.answer(cmd.line_no, cmd.text, ctx.render("list.txt", games=games, **ctx.template_vars()))
+
+
+def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
+    """What LIST <game> shows; the master also sees who has ordered and the addresses."""
+    from judge.service.orders import order_set, owed, stored_orders
+    from judge.service.phases import position_of
+    is_master = bool(identity is not None and getattr(identity, "role") & Role.MASTER)
+    pos = position_of(game)
+    counts = pos.center_counts()
+    players = {s.power: s for s in seats(ctx.session, game, "power") if s.power}
+    rows = []
+    for power in pos.map.powers:
+        seat = players.get(power)
+        status = "civil disorder" if seat is None else "playing"
+        if seat is not None and game.state == "active" and owed(pos, power):
+            done = order_set(pos, power, stored_orders(seat)).complete
+            if is_master or getattr(identity, "power", None) == power:
+                status = "orders complete" if done else "orders missing"
+            if seat.wait and (is_master or getattr(identity, "power", None) == power):
+                status += ", waiting"
+        rows.append((power.capitalize(), counts[power], len(pos.units_of(power)), status,
+                     seat.address if (seat and is_master) else ""))
+    forming = [s.address if is_master else "" for s in seats(ctx.session, game, "power")]
+    mine_orders = None
+    if identity is not None and getattr(identity, "power", None) in players:
+        power = identity.power  # type: ignore[attr-defined]
+        mine_orders = order_set(pos, power, stored_orders(players[power]))
+    return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
+                deadline=judge_date(clock.deadline_of(game)) if game.state == "active" else "",
+                npowers=len(pos.map.powers), mine=mine_orders,
+                durations=[clock.format_duration(x) for x in (
+                    game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
+                    game.grace_seconds)])
 
 
 def command_summaries() -> list[tuple[str, str]]:

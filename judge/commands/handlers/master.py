@@ -1,0 +1,159 @@
+"""Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME, TERMINATE,
+PROCESS, ROLLBACK, ROLLFORWARD, SET DEADLINE, SET GRACE, BECOME, EJECT, POSITION."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Callable
+
+from judge.commands.context import Context
+from judge.commands.errors import CommandError
+from judge.commands.identity import Identity
+from judge.commands.parse import Command
+from judge.commands.registry import Role, command
+from judge.mail.game_mail import judge_date, outgoing_for
+from judge.service import clock
+from judge.service.events import Event
+from judge.service.games import (leave, lock_game, pause_game, power_named, power_seat,
+                                 resume_game, seats, start_game, terminate_game)
+from judge.service.passwords import hash_password
+from judge.service.phases import process_phase, rollback, rollforward, set_position
+from judge.store.models import Game, Seat
+
+RUNNING = frozenset({"active", "paused"})
+REPAIRABLE = frozenset({"active", "paused", "finished"})
+
+
+def _game(ctx: Context) -> Game:
+    identity: Identity = ctx.identity
+    return lock_game(ctx.session, identity.game_id)
+
+
+def _announce(ctx: Context, cmd: Command, events: list[Event], text: str) -> None:
+    ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
+    ctx.answer(cmd.line_no, cmd.text, text)
+
+
+def _simple(name: str, states: frozenset[str] | None, summary: str,
+            act: Callable[[Context, Game], list[Event]], done: str) -> None:
+    def handler(ctx: Context, cmd: Command) -> None:
+        if cmd.args:
+            raise CommandError(f"{name} takes no arguments.")
+        game = _game(ctx)
+        events = act(ctx, game)
+        _announce(ctx, cmd, events, done.format(game=game))
+    handler.__name__ = f"{name.lower()}_command"
+    command(name, roles=Role.MASTER, states=states, syntax=name, summary=summary)(handler)
+
+
+_simple("START", frozenset({"forming"}), "start a game that has players",
+        lambda ctx, g: start_game(ctx.session, g, ctx.now), "{game.name} has started.")
+_simple("PAUSE", frozenset({"active"}), "stop the clock: no deadlines run",
+        lambda ctx, g: pause_game(ctx.session, g), "{game.name} is paused.")
+_simple("RESUME", frozenset({"paused"}), "restart a paused game",
+        lambda ctx, g: resume_game(ctx.session, g, ctx.now),
+        "{game.name} is running again, at {game.phase}.")
+_simple("TERMINATE", None, "end the game now",
+        lambda ctx, g: terminate_game(ctx.session, g), "{game.name} is terminated.")
+_simple("PROCESS", RUNNING, "process the current phase now",
+        lambda ctx, g: process_phase(ctx.session, g, ctx.now, "master"),
+        "Processed; {game.name} is now at {game.phase}.")
+_simple("ROLLFORWARD", REPAIRABLE, "redo a phase that was rolled back",
+        lambda ctx, g: rollforward(ctx.session, g, ctx.now),
+        "Rolled forward; {game.name} is at {game.phase}.")
+
+
+@command("ROLLBACK", roles=Role.MASTER, states=REPAIRABLE, syntax="ROLLBACK [<phase>]",
+         summary="undo the last phase, or back to <phase>")
+def rollback_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) > 1:
+        raise CommandError("ROLLBACK takes at most a phase, e.g. ROLLBACK S1902M.")
+    game = _game(ctx)
+    events = rollback(ctx.session, game, ctx.now, cmd.args[0] if cmd.args else None)
+    _announce(ctx, cmd, events, f"Rolled back; {game.name} is at {game.phase} again.")
+
+
+@command("SET", "DEADLINE", roles=Role.MASTER, syntax="SET DEADLINE <when>",
+         summary="the deadline of the current phase (or M|R|A <duration>)")
+def set_deadline(ctx: Context, cmd: Command) -> None:
+    game = _game(ctx)
+    if len(cmd.args) == 2 and cmd.args[0].upper() in ("M", "R", "A", "ALL"):
+        seconds = clock.parse_duration(cmd.args[1])
+        for t in ("MRA" if cmd.args[0].upper() == "ALL" else cmd.args[0].upper()):
+            setattr(game, {"M": "movement_seconds", "R": "retreat_seconds",
+                           "A": "adjustment_seconds"}[t], seconds)
+        ctx.answer(cmd.line_no, cmd.text, f"Phases of type {cmd.args[0].upper()} now last "
+                   f"{clock.format_duration(seconds)}.")
+        return
+    if not cmd.args:
+        raise CommandError("SET DEADLINE needs a time: a duration from now (24h) or a UTC"
+                           " date and time (2026-12-01 18:00).")
+    if game.state != "active":
+        raise CommandError(f"{game.name} is {game.state}: its clock is not running.")
+    when = clock.parse_when(cmd.rest, ctx.now)
+    if when <= ctx.now:
+        raise CommandError("the deadline must be in the future.")
+    clock.start_clock(game, ctx.now, deadline=when)
+    ctx.answer(cmd.line_no, cmd.text, f"The deadline of {game.phase} is now {judge_date(when)}.")
+
+
+@command("SET", "GRACE", roles=Role.MASTER, syntax="SET GRACE <duration>",
+         summary="time allowed after the deadline")
+def set_grace(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("SET GRACE needs a duration, e.g. SET GRACE 12h (0 for none).")
+    game = _game(ctx)
+    game.grace_seconds = 0 if cmd.args[0] == "0" else clock.parse_duration(cmd.args[0])
+    clock.schedule_next(game)
+    ctx.answer(cmd.line_no, cmd.text,
+               f"Grace is now {clock.format_duration(game.grace_seconds)}.")
+
+
+@command("BECOME", roles=Role.MASTER, states=RUNNING, syntax="BECOME <power>",
+         summary="act as that power for the rest of this mail")
+def become_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("BECOME needs a power.")
+    game = _game(ctx)
+    power = power_named(game, cmd.args[0])
+    seat = power_seat(ctx.session, game, power)
+    if seat is None:
+        # Nobody plays it: the master takes it over, mail going to the master's address.
+        seat = Seat(game_id=game.id, kind="power", power=power, address=ctx.mail.sender,
+                    password_hash=hash_password(secrets.token_urlsafe(24)), wait=False,
+                    orders="{}", status="active", joined_at=ctx.now)
+        ctx.session.add(seat)
+        ctx.session.flush()
+    identity: Identity = ctx.identity
+    identity.role = Role.MASTER | Role.POWER
+    identity.power, identity.power_seat_id = power, seat.id
+    ctx.answer(cmd.line_no, cmd.text, f"You now act as {power.capitalize()} in {game.name}.")
+
+
+@command("EJECT", roles=Role.MASTER, syntax="EJECT <power>|<address>",
+         summary="remove the player of a power")
+def eject_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("EJECT needs a power (or, while forming, a player's address).")
+    game = _game(ctx)
+    if "@" in cmd.args[0]:
+        found = [s for s in seats(ctx.session, game, "power")
+                 if s.address == cmd.args[0].lower()]
+    else:
+        found = [s for s in [power_seat(ctx.session, game, power_named(game, cmd.args[0]))] if s]
+    if not found:
+        raise CommandError(f"nobody like that plays in {game.name}.")
+    events = leave(ctx.session, game, found[0], "ejected")
+    _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}.")
+
+
+@command("POSITION", roles=Role.MASTER, states=frozenset({"forming", "paused"}),
+         syntax="POSITION [<phase>] ... ENDPOSITION", block_end="ENDPOSITION",
+         summary="set up the board by hand (forming or paused games)")
+def position_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) > 1:
+        raise CommandError("POSITION takes at most a phase, e.g. POSITION F1905M.")
+    game = _game(ctx)
+    events = set_position(ctx.session, game, cmd.args[0] if cmd.args else None,
+                          list(cmd.block), ctx.now)
+    _announce(ctx, cmd, events, f"The board of {game.name} is set at {game.phase}.")

@@ -1,0 +1,92 @@
+"""Commands for a signed-on player (and, where it makes sense, any role): SET PASSWORD,
+SET ADDRESS, SET WAIT / SET NOWAIT, CLEAR, RESIGN."""
+
+from __future__ import annotations
+
+from judge.commands.context import Context
+from judge.commands.errors import CommandError
+from judge.commands.identity import Identity, order_summary, process_when_ready
+from judge.commands.parse import Command
+from judge.commands.registry import Role, command
+from judge.mail.addresses import normalise
+from judge.mail.game_mail import outgoing_for
+from judge.service.games import leave, lock_game
+from judge.service.passwords import hash_password
+from judge.store.models import Seat
+
+PLAYING = frozenset({"active", "paused"})
+
+
+def _seat(ctx: Context, power_seat: bool = False) -> Seat:
+    identity: Identity = ctx.identity
+    seat_id = identity.power_seat_id if power_seat else identity.seat_id
+    seat = ctx.session.get(Seat, seat_id) if seat_id else None
+    if seat is None or seat.status != "active":
+        raise CommandError("you have no place in this game any more.")
+    return seat
+
+
+@command("SET", "PASSWORD", roles=Role.SIGNED_ON, syntax="SET PASSWORD <new>",
+         summary="change your password")
+def set_password(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1 or len(cmd.args[0]) > 64:
+        raise CommandError("SET PASSWORD needs one word, the new password.")
+    _seat(ctx).password_hash = hash_password(cmd.args[0])
+    ctx.answer(cmd.line_no, cmd.text, "Your password has been changed.")
+
+
+@command("SET", "ADDRESS", roles=Role.SIGNED_ON, syntax="SET ADDRESS <address>",
+         summary="have the judge's mail for your role sent elsewhere")
+def set_address(ctx: Context, cmd: Command) -> None:
+    address = normalise(cmd.rest)
+    if len(cmd.args) != 1 or "@" not in address or address.startswith("@"):
+        raise CommandError("SET ADDRESS needs one mail address.")
+    seat = _seat(ctx)
+    seat.address = address
+    ctx.reply_also.append(address)
+    ctx.answer(cmd.line_no, cmd.text, f"Mail for your role now goes to {address}.")
+
+
+def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
+    seat = _seat(ctx, power_seat=True)
+    seat.wait = wait
+    if wait:
+        ctx.answer(cmd.line_no, cmd.text, "The phase will not be processed before its deadline.")
+    else:
+        ctx.answer(cmd.line_no, cmd.text, "The phase may be processed as soon as all orders"
+                   " are in.")
+        ctx.finish_with(f"ready:{seat.game_id}", lambda c: process_when_ready(c, seat.game_id))
+
+
+@command("SET", "WAIT", roles=Role.POWER, states=PLAYING, syntax="SET WAIT",
+         summary="do not process before the deadline")
+def set_wait(ctx: Context, cmd: Command) -> None:
+    _set_wait(ctx, cmd, True)
+
+
+@command("SET", "NOWAIT", roles=Role.POWER, states=PLAYING, syntax="SET NOWAIT",
+         summary="process as soon as everybody has ordered")
+def set_nowait(ctx: Context, cmd: Command) -> None:
+    _set_wait(ctx, cmd, False)
+
+
+@command("CLEAR", roles=Role.POWER, states=PLAYING, syntax="CLEAR",
+         summary="withdraw all your orders for this phase")
+def clear_command(ctx: Context, cmd: Command) -> None:
+    seat = _seat(ctx, power_seat=True)
+    game = lock_game(ctx.session, seat.game_id)
+    seat.orders = "{}"
+    ctx.answer(cmd.line_no, cmd.text, f"All orders of {seat.power.capitalize()} withdrawn.")  # type: ignore[union-attr]
+    ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
+
+
+@command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")
+def resign_command(ctx: Context, cmd: Command) -> None:
+    seat = _seat(ctx, power_seat=True)
+    game = lock_game(ctx.session, seat.game_id)
+    if game.state in ("finished", "terminated"):
+        raise CommandError(f"{game.name} is over.")
+    events = leave(ctx.session, game, seat, "resigned")
+    ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
+    ctx.identity = None
+    ctx.answer(cmd.line_no, cmd.text, f"You have resigned from {game.name}.")

@@ -1,0 +1,96 @@
+"""Who a mail has signed on as, and how its order lines reach the game.
+
+An :class:`Identity` is set by SIGNON (or CREATE, for the master); the executor asks it for
+the game's state when checking a command, and hands it every line that is not a command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from judge.commands.context import Context
+from judge.commands.errors import CommandError
+from judge.commands.parse import OtherLine
+from judge.commands.registry import Role
+from judge.mail.game_mail import outgoing_for
+from judge.service.errors import GameError
+from judge.service.games import lock_game
+from judge.service.orders import order_set, stored_orders, submit_line
+from judge.service.phases import position_of, process_if_ready
+from judge.store.models import Game, Seat
+
+
+@dataclass
+class Identity:
+    role: Role
+    game_id: int
+    game_name: str
+    seat_id: int
+    session: Session
+    power: str | None = None  # the power ordered for (a player's, or the master's BECOME)
+    power_seat_id: int | None = None
+
+    def game(self, ctx: Context) -> Game:
+        game = ctx.session.get(Game, self.game_id)
+        assert game is not None
+        return game
+
+    @property
+    def game_state(self) -> str:
+        # read each time: a command earlier in the same mail may have changed it (START)
+        game = self.session.get(Game, self.game_id)
+        return game.state if game else "gone"
+
+    def describe(self) -> str:
+        if self.role & Role.MASTER:
+            return f"the master of {self.game_name}"
+        if self.role & Role.OBSERVER:
+            return f"an observer of {self.game_name}"
+        return f"{(self.power or 'a player').capitalize()} in {self.game_name}"
+
+    def handle_order_line(self, ctx: Context, line: OtherLine) -> None:
+        try:
+            self._order(ctx, line)
+        except (CommandError, GameError) as exc:
+            ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
+
+    def _order(self, ctx: Context, line: OtherLine) -> None:
+        if self.power is None or self.power_seat_id is None:
+            raise CommandError("orders are only read after a SIGNON as a power (the master:"
+                               " BECOME <power> first). Is this a misspelt command?")
+        game = lock_game(ctx.session, self.game_id)
+        if game.state not in ("active", "paused"):
+            raise CommandError(f"{game.name} is {game.state}: no orders are taken.")
+        seat = ctx.session.get(Seat, self.power_seat_id)
+        assert seat is not None
+        if seat.status != "active":
+            raise CommandError(f"you no longer play {self.power.capitalize()}.")
+        text = submit_line(seat, position_of(game), line.text)
+        ctx.answer(line.line_no, line.text, f"Accepted: {text}")
+        ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
+        ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+
+
+def order_summary(ctx: Context, game: Game, seat: Seat) -> None:
+    """The reply lists the power's full order set and the units still without orders."""
+    if seat.power is None or seat.kind != "power":
+        return
+    s = order_set(position_of(game), seat.power, stored_orders(seat))
+    lines = [f"  {o}" for o in s.orders] or ["  (none)"]
+    if s.missing:
+        lines.append("Still without orders: " + ", ".join(s.missing) + ".")
+    else:
+        lines.append("Every unit has an order.")
+    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:", "\n".join(lines))
+
+
+def process_when_ready(ctx: Context, game_id: int) -> None:
+    game = lock_game(ctx.session, game_id)
+    played = game.phase
+    events = process_if_ready(ctx.session, game, ctx.now)
+    if events:
+        ctx.note(f"{game.name}: all orders are in.",
+                 f"{played} has been processed; the results are mailed to everyone.")
+        ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))

@@ -1,0 +1,77 @@
+"""Domain events: what happened to a game, as plain values, for the mail layer to announce.
+
+Each event names who must hear of it (``to``: mail addresses); the mail layer decides how it
+reads.  Nothing here knows about templates or SMTP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    game: str
+    variant: str
+    to: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GameStarted(GameEvent):
+    phase: str
+    deadline: datetime | None
+    assignments: tuple[tuple[str, str], ...]  # (power, address), map order
+
+
+@dataclass(frozen=True)
+class PowerAssigned(GameEvent):
+    """Told to one player when the game starts: which power they play."""
+
+    power: str
+    phase: str
+    deadline: datetime | None
+
+
+@dataclass(frozen=True)
+class PhaseProcessed(GameEvent):
+    phase: str
+    facts: dict = field(hash=False)  # see judge.service.phases.results_facts
+    next_phase: str | None
+    deadline: datetime | None
+    reason: str  # "orders complete", "deadline", "grace ended", "master"
+
+
+@dataclass(frozen=True)
+class GameEnded(GameEvent):
+    phase: str
+    how: str  # victory | terminated
+    winner: str | None = None
+
+
+@dataclass(frozen=True)
+class Reminder(GameEvent):
+    phase: str
+    deadline: datetime
+    powers: tuple[str, ...]  # those without complete orders
+
+
+@dataclass(frozen=True)
+class LateNotice(GameEvent):
+    phase: str
+    deadline: datetime
+    grace_until: datetime
+    powers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GameNotice(GameEvent):
+    """Anything else everybody in the game should know: paused, resumed, rolled back …"""
+
+    phase: str
+    title: str  # goes into the subject after the phase
+    text: str
+    deadline: datetime | None = None
+
+
+Event = GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice | GameNotice

@@ -1,0 +1,284 @@
+"""Game lifecycle over the store: create, join, observe, sign on, start, pause, resume, end.
+
+Every function takes the caller's session (one transaction per mail or scheduler tick) and
+locks the game row before changing it.  Refusals raise :class:`GameError`; announcements are
+returned as events.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from judge.clock import as_utc
+from judge.core import initial_position, load_map
+from judge.service import clock
+from judge.service.errors import GameError
+from judge.service.events import Event, GameEnded, GameNotice, GameStarted, PowerAssigned
+from judge.service.passwords import check_password, hash_password
+from judge.service.positions import dump_position
+from judge.store.models import Game, Seat, SignonFailure
+
+NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
+VARIANTS = {"standard": "Standard"}
+# Throttle: this many failed SIGNONs for one game and role within the window lock that role
+# until the window ends.
+MAX_FAILURES, FAILURE_WINDOW = 5, timedelta(minutes=15)
+RUNNING = ("active", "paused")
+
+_rng = random.SystemRandom()
+
+
+# --------------------------------------------------------------------------- lookups
+
+def find_game(session: Session, name: str) -> Game:
+    game = session.scalars(select(Game).where(Game.name_key == name.lower())).first()
+    if game is None:
+        raise GameError(f'no game named "{name}" on this judge.')
+    return game
+
+
+def lock_game(session: Session, game_id: int) -> Game:
+    """The game row, locked for this transaction (a no-op on SQLite, whose BEGIN IMMEDIATE
+    already serialises writers) and re-read so no stale copy is changed."""
+    return session.scalars(select(Game).where(Game.id == game_id).with_for_update()
+                           .execution_options(populate_existing=True)).one()
+
+
+def seats(session: Session, game: Game, kind: str | None = None,
+          active: bool = True) -> list[Seat]:
+    q = select(Seat).where(Seat.game_id == game.id)
+    if kind:
+        q = q.where(Seat.kind == kind)
+    if active:
+        q = q.where(Seat.status == "active")
+    return list(session.scalars(q.order_by(Seat.id)))
+
+
+def power_seat(session: Session, game: Game, power: str) -> Seat | None:
+    return next((s for s in seats(session, game, "power") if s.power == power), None)
+
+
+def audience(session: Session, game: Game) -> tuple[str, ...]:
+    """Everybody who hears of the game: players, observers and the master."""
+    return tuple(dict.fromkeys(s.address for s in seats(session, game)))
+
+
+def variant_title(game: Game) -> str:
+    return VARIANTS.get(game.variant, game.variant.capitalize())
+
+
+def rules_of(game: Game) -> set[str]:
+    return set(game.rules.split())
+
+
+def power_named(game: Game, word: str) -> str:
+    m = load_map(game.variant)
+    w = word.strip().upper()
+    for name, p in m.powers.items():
+        if w in (name, p.adjective.upper(), p.letter):
+            return name
+    raise GameError(f'"{word}" is not a power ({", ".join(p.capitalize() for p in m.powers)}).')
+
+
+# --------------------------------------------------------------------------- creating, joining
+
+def create_game(session: Session, name: str, password: str, address: str, now: datetime, *,
+                variant: str = "standard", rules: list[str] | None = None,
+                durations: dict[str, int] | None = None, grace: int | None = None
+                ) -> tuple[Game, Seat]:
+    """A new forming game and its master's seat (the creator's)."""
+    if not NAME_RE.match(name):
+        raise GameError(f'"{name}" cannot be a game name: one word of up to 20 letters, digits,'
+                        " - or _, starting with a letter.")
+    if session.scalars(select(Game.id).where(Game.name_key == name.lower())).first():
+        raise GameError(f'there is already a game named "{name}".')
+    variant = variant.lower()
+    if variant not in VARIANTS:
+        raise GameError(f'unknown variant "{variant}" (known: {", ".join(VARIANTS)}).')
+    _check_password(password)
+    m = load_map(variant)
+    pos = initial_position(m)
+    d = {**clock.DEFAULT_SECONDS, **(durations or {})}
+    game = Game(name=name, name_key=name.lower(), variant=variant, state="forming",
+                phase=str(pos.phase), position=dump_position(pos),
+                rules=" ".join(sorted({r.upper() for r in rules or []})),
+                movement_seconds=d["M"], retreat_seconds=d["R"], adjustment_seconds=d["A"],
+                grace_seconds=clock.DEFAULT_GRACE if grace is None else grace,
+                clock_stage=0, version=0, created_at=now)
+    session.add(game)
+    session.flush()
+    master = Seat(game_id=game.id, kind="master", address=address,
+                  password_hash=hash_password(password), wait=False, orders="{}",
+                  status="active", joined_at=now)
+    session.add(master)
+    session.flush()
+    return game, master
+
+
+def _check_password(password: str) -> None:
+    if not password or len(password) > 64:
+        raise GameError("a password is one word of at most 64 characters.")
+
+
+def join_game(session: Session, name: str, password: str, address: str, now: datetime,
+              power: str | None = None) -> tuple[Seat, list[Event]]:
+    game = lock_game(session, find_game(session, name).id)
+    if game.state != "forming":
+        raise GameError(f"{game.name} is not forming players any more (it is {game.state}).")
+    _check_password(password)
+    players = seats(session, game, "power")
+    rules = rules_of(game)
+    if "MULTIPLE_POWERS_PER_PLAYER" not in rules and any(s.address == address for s in players):
+        raise GameError(f"{address} has already joined {game.name}.")
+    npowers = len(load_map(game.variant).powers)
+    if len(players) >= npowers:
+        raise GameError(f"{game.name} is full.")
+    wanted = None
+    if power:
+        if "POWER_CHOICE" not in rules:
+            raise GameError(f"{game.name} is not a POWER_CHOICE game: powers are assigned at"
+                            " random when it starts, so leave out the power.")
+        wanted = power_named(game, power)
+        if any(s.wanted_power == wanted for s in players):
+            raise GameError(f"{wanted.capitalize()} is already taken in {game.name}.")
+    seat = Seat(game_id=game.id, kind="power", wanted_power=wanted, address=address,
+                password_hash=hash_password(password), wait=False, orders="{}",
+                status="active", joined_at=now)
+    session.add(seat)
+    session.flush()
+    events: list[Event] = []
+    if len(players) + 1 == npowers and "START_MASTER" not in rules:
+        events = start_game(session, game, now)
+    return seat, events
+
+
+def observe_game(session: Session, name: str, password: str, address: str,
+                 now: datetime) -> Seat:
+    game = find_game(session, name)
+    if "NO_OBSERVATIONS" in rules_of(game):
+        raise GameError(f"{game.name} does not allow observers.")
+    if game.state in ("finished", "terminated"):
+        raise GameError(f"{game.name} is over.")
+    _check_password(password)
+    seat = Seat(game_id=game.id, kind="observer", address=address,
+                password_hash=hash_password(password), wait=False, orders="{}",
+                status="active", joined_at=now)
+    session.add(seat)
+    return seat
+
+
+# --------------------------------------------------------------------------- signing on
+
+def signon(session: Session, name: str, letter: str, password: str, now: datetime) -> Seat:
+    """The seat reached by ``SIGNON <letter><name> <password>``; throttled per game and role."""
+    game = find_game(session, name)
+    letter = letter.upper()
+    failure = session.get(SignonFailure, (game.id, letter))
+    if failure and now - as_utc(failure.window_start) >= FAILURE_WINDOW:  # type: ignore[operator]
+        failure.count, failure.window_start = 0, now
+    if failure and failure.count >= MAX_FAILURES:
+        until = as_utc(failure.window_start) + FAILURE_WINDOW  # type: ignore[operator]
+        raise GameError(f"too many failed sign-ons for this role in {game.name}; try again "
+                        f"after {until:%H:%M} UTC.")
+    if letter == "M":
+        candidates = seats(session, game, "master")
+    elif letter == "O":
+        candidates = seats(session, game, "observer")
+    else:
+        m = load_map(game.variant)
+        power = next((p for p, v in m.powers.items() if v.letter == letter), None)
+        if power is None:
+            raise GameError(f'"{letter}" is not a power initial, M (master) or O (observer).')
+        if game.state == "forming":
+            raise GameError(f"{game.name} has not started: powers are assigned when it does.")
+        candidates = [s for s in seats(session, game, "power") if s.power == power]
+        if not candidates:
+            raise GameError(f"nobody plays {power.capitalize()} in {game.name}.")
+    for seat in candidates:
+        if check_password(password, seat.password_hash):
+            if failure:
+                failure.count = 0
+            return seat
+    if failure is None:
+        failure = SignonFailure(game_id=game.id, role=letter, count=0, window_start=now)
+        session.add(failure)
+    failure.count += 1
+    raise GameError(f"wrong password for {letter}{game.name}.")
+
+
+# --------------------------------------------------------------------------- master controls
+
+def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
+    if game.state != "forming":
+        raise GameError(f"{game.name} has already started.")
+    players = seats(session, game, "power")
+    if not players:
+        raise GameError(f"{game.name} has no players yet.")
+    m = load_map(game.variant)
+    free = [p for p in m.powers if p not in {s.wanted_power for s in players}]
+    _rng.shuffle(free)
+    for seat in players:
+        seat.power = seat.wanted_power or free.pop()
+    game.state = "active"
+    clock.start_clock(game, now)
+    # Powers nobody plays are in civil disorder: their units hold, their builds are waived.
+    order = {p: i for i, p in enumerate(m.powers)}
+    assignments = tuple(sorted(((s.power, s.address) for s in players),
+                               key=lambda pa: order[pa[0]]))
+    base = dict(game=game.name, variant=variant_title(game))
+    events: list[Event] = [GameStarted(**base, to=audience(session, game), phase=game.phase,
+                                       deadline=clock.deadline_of(game),
+                                       assignments=assignments)]  # type: ignore[arg-type]
+    for power, address in assignments:
+        events.append(PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
+                                    deadline=clock.deadline_of(game)))
+    return events
+
+
+def notice(session: Session, game: Game, title: str, text: str) -> GameNotice:
+    return GameNotice(game=game.name, variant=variant_title(game), to=audience(session, game),
+                      phase=game.phase, title=title, text=text, deadline=clock.deadline_of(game)
+                      if game.state == "active" else None)
+
+
+def pause_game(session: Session, game: Game) -> list[Event]:
+    if game.state != "active":
+        raise GameError(f"{game.name} is {game.state}, not active.")
+    game.state = "paused"
+    clock.stop_clock(game)
+    return [notice(session, game, "Paused", f"The master has paused {game.name}: no deadline"
+                   " runs until it is resumed.")]
+
+
+def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
+    if game.state != "paused":
+        raise GameError(f"{game.name} is {game.state}, not paused.")
+    game.state = "active"
+    clock.start_clock(game, now)
+    return [notice(session, game, "Resumed", f"The master has resumed {game.name}.")]
+
+
+def terminate_game(session: Session, game: Game) -> list[Event]:
+    if game.state in ("finished", "terminated"):
+        raise GameError(f"{game.name} is already over.")
+    game.state = "terminated"
+    clock.stop_clock(game)
+    return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
+                      phase=game.phase, how="terminated")]
+
+
+def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
+    """A player resigns or is ejected; an assigned power goes into civil disorder."""
+    seat.status = status
+    seat.orders = "{}"
+    if seat.power is None:
+        return []
+    verb = "resigned from" if status == "resigned" else "been ejected from"
+    return [notice(session, game, f"{seat.power.capitalize()} left",
+                   f"The player of {seat.power.capitalize()} has {verb} {game.name}; the power"
+                   " is in civil disorder until the master finds a replacement.")]

@@ -1,0 +1,158 @@
+"""Orders by mail: checking one order line against the position, storing it, and saying what
+each power still owes.
+
+A power's orders are stored per unit (``{"PAR": "A PAR - BUR"}``) so a new order for a unit
+replaces the old one; in adjustment phases builds are keyed by the centre and waives count.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from judge.core import (Build, Disband, Map, Order, OrderError, Position, Remove, Retreat, Waive,
+                        parse_order)
+from judge.service.errors import GameError
+from judge.store.models import Seat
+
+PHASE_WORDS = {"M": "movement", "R": "retreat", "A": "adjustment"}
+
+
+def stored_orders(seat: Seat) -> dict[str, str]:
+    return json.loads(seat.orders or "{}")
+
+
+def _delta(pos: Position, power: str) -> int:
+    return len(pos.centers.get(power, ())) - len(pos.units_of(power))
+
+
+def _buildable(pos: Position, power: str) -> int:
+    occupied = {u.province for u in pos.units}
+    owned = pos.centers.get(power, frozenset())
+    return sum(1 for c in pos.map.powers[power].home_centers if c in owned and c not in occupied)
+
+
+def owed(pos: Position, power: str) -> int:
+    """How many orders the power must give this phase (0: nothing to do)."""
+    t = pos.phase.type
+    if t == "M":
+        return len(pos.units_of(power))
+    if t == "R":
+        return sum(1 for d in pos.dislodged if d.unit.power == power)
+    delta = _delta(pos, power)
+    return min(delta, _buildable(pos, power)) if delta > 0 else -delta
+
+
+def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
+    o = parse_order(m, line, phase_type)
+    if not isinstance(o, OrderError):
+        return o
+    for other in ("M", "R", "A"):
+        if other != phase_type and not isinstance(parse_order(m, line, other), OrderError):
+            raise GameError(f"that is a {PHASE_WORDS[other]} order, but this is a "
+                            f"{PHASE_WORDS[phase_type]} phase.")
+    raise GameError(o.message + ".")
+
+
+def check_order(pos: Position, power: str, line: str, current: dict[str, str]
+                ) -> tuple[str, str]:
+    """The key and canonical text of an order line for ``power``, or GameError saying why not."""
+    m, t = pos.map, pos.phase.type
+    o = parse_for_phase(m, line, t)
+    name = power.capitalize()
+    if t == "A":
+        return _check_adjustment(pos, power, o, current)
+    spec = o.unit  # type: ignore[union-attr]
+    if t == "M":
+        unit = pos.unit_at(spec.province)
+        if unit is None:
+            raise GameError(f"there is no unit in {m.location_text(spec.province)}.")
+    else:
+        found = next((d.unit for d in pos.dislodged if d.unit.province == spec.province), None)
+        if found is None:
+            raise GameError(f"no dislodged unit in {m.location_text(spec.province)} must retreat.")
+        unit = found
+        assert isinstance(o, (Retreat, Disband))
+    if unit.power != power:
+        raise GameError(f"the {unit.text(m)} is {unit.power.capitalize()}'s, not {name}'s.")
+    return unit.province, o.text()
+
+
+def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, str]
+                      ) -> tuple[str, str]:
+    m, delta = pos.map, _delta(pos, power)
+    builds = [k for k in current if k[0] in "BW"]
+    if isinstance(o, (Build, Waive)):
+        if delta <= 0:
+            raise GameError(f"{power.capitalize()} has no builds this winter.")
+        key = f"W:{len(builds) + 1}" if isinstance(o, Waive) else f"B:{o.unit.province}"
+        if key not in current and len(builds) >= delta:
+            raise GameError(f"{power.capitalize()} has only {delta} build(s); CLEAR to start over.")
+        if isinstance(o, Build):
+            prov = o.unit.province
+            if prov not in m.powers[power].home_centers:
+                raise GameError(f"{m.location_text(prov)} is not a home centre of "
+                                f"{power.capitalize()}.")
+            if prov not in pos.centers.get(power, ()):
+                raise GameError(f"{power.capitalize()} does not own {m.location_text(prov)}.")
+            if pos.unit_at(prov) is not None:
+                raise GameError(f"{m.location_text(prov)} is occupied.")
+        return key, o.text()
+    assert isinstance(o, Remove)
+    if delta >= 0:
+        raise GameError(f"{power.capitalize()} has no units to remove this winter.")
+    unit = pos.unit_at(o.unit.province)
+    if unit is None or unit.power != power:
+        raise GameError(f"{power.capitalize()} has no unit in {m.location_text(o.unit.province)}.")
+    removes = [k for k in current if k[0] == "R"]
+    key = f"R:{unit.province}"
+    if key not in current and len(removes) >= -delta:
+        raise GameError(f"{power.capitalize()} must remove only {-delta} unit(s); CLEAR to"
+                        " start over.")
+    return key, o.text()
+
+
+def submit_line(seat: Seat, pos: Position, line: str) -> str:
+    """Check and store one order line for the seat's power; returns the canonical order."""
+    assert seat.power is not None
+    current = stored_orders(seat)
+    if owed(pos, seat.power) == 0:
+        raise GameError(f"{seat.power.capitalize()} has no orders to give in {pos.phase}.")
+    key, text = check_order(pos, seat.power, line, current)
+    current[key] = text
+    seat.orders = json.dumps(current, sort_keys=True)
+    return text
+
+
+@dataclass(frozen=True)
+class OrderSet:
+    """A power's current orders and the units (or adjustments) still without one."""
+
+    power: str
+    phase: str
+    orders: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+def order_set(pos: Position, power: str, current: dict[str, str]) -> OrderSet:
+    m, t = pos.map, pos.phase.type
+    missing: list[str] = []
+    if t == "M":
+        missing = [u.text(m) for u in pos.units_of(power) if u.province not in current]
+    elif t == "R":
+        missing = [d.unit.text(m) for d in pos.dislodged
+                   if d.unit.power == power and d.unit.province not in current]
+    else:
+        left = owed(pos, power) - len(current)
+        word = "build" if _delta(pos, power) > 0 else "removal"
+        missing = [f"{left} {word}{'s' if left > 1 else ''}"] if left > 0 else []
+    return OrderSet(power, str(pos.phase), tuple(current[k] for k in sorted(current)),
+                    tuple(missing))
+
+
+def orders_for_adjudication(power_seats: list[Seat]) -> dict[str, list[str]]:
+    return {s.power: list(stored_orders(s).values()) for s in power_seats if s.power}

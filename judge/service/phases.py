@@ -1,0 +1,229 @@
+"""Phase processing: adjudicate the current phase, keep a snapshot, move the game on.
+
+Processing is conditional on the stored phase and version, so a phase is never processed
+twice even if a mail and the scheduler both decide it is due.  Snapshots (board before,
+orders, results, board after) make HISTORY, ROLLBACK and ROLLFORWARD possible.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
+from judge.service import clock
+from judge.service.errors import GameError
+from judge.service.events import Event, GameEnded, PhaseProcessed
+from judge.service.games import audience, notice, seats, variant_title
+from judge.service.orders import order_set, orders_for_adjudication, owed, stored_orders
+from judge.service.positions import dump_position, load_position, parse_position_block
+from judge.store.models import Game, PhaseSnapshot
+
+SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
+
+
+def phase_title(phase: str) -> str:
+    return f"{SEASONS[phase[0]]} of {phase[1:5]}. {TYPES[phase[-1]]}"
+
+
+def position_of(game: Game) -> Position:
+    return load_position(game.variant, game.position)
+
+
+def waiting_powers(session: Session, game: Game, pos: Position | None = None) -> list[str]:
+    """Powers with a player that still owe orders this phase (map order)."""
+    pos = pos or position_of(game)
+    late = []
+    for s in seats(session, game, "power"):
+        if s.power and owed(pos, s.power) and not order_set(pos, s.power, stored_orders(s)).complete:
+            late.append(s.power)
+    order = list(pos.map.powers)
+    return sorted(late, key=order.index)
+
+
+def is_ready(session: Session, game: Game) -> bool:
+    """Every power owing orders has given them all, and nobody asked to wait."""
+    if game.state != "active":
+        return False
+    if any(s.wait for s in seats(session, game, "power")):
+        return False
+    return not waiting_powers(session, game)
+
+
+def process_if_ready(session: Session, game: Game, now: datetime) -> list[Event]:
+    if is_ready(session, game):
+        return process_phase(session, game, now, "orders complete")
+    return []
+
+
+def _target_unit(pos: Position, order: Any) -> Any:
+    if isinstance(order, (Support, Convoy)):
+        return pos.unit_at(order.target.province)
+    return None
+
+
+def results_facts(m: Map, before: Position, res: PhaseResult) -> dict[str, Any]:
+    """What the results mail says, as plain JSON-able values (also kept in the snapshot)."""
+    lines = [r.judge_text(m, _target_unit(before, r.order)) for r in res.results]
+    dislodged = []
+    for d in res.dislodged:
+        where = " or ".join(m.location_text(x) for x in d.retreats)
+        owner = m.powers[d.unit.power].adjective
+        dislodged.append(f"The {owner} {d.unit.text(m)} "
+                         + (f"can retreat to {where}." if where else "has no retreat: it is"
+                            " destroyed."))
+    nxt = res.position
+    facts: dict[str, Any] = {"phase": str(res.phase), "title": phase_title(str(res.phase)),
+                             "orders": lines, "dislodged": dislodged,
+                             "next_phase": str(nxt.phase), "centers": [], "adjustments": []}
+    # Ownership changes after the Fall; show it then and after the adjustments.
+    if nxt.phase.type == "A" or res.phase.type == "A" or nxt.phase.year != res.phase.year:
+        for power in m.powers:
+            owned = sorted(nxt.centers.get(power, ()))
+            if owned:
+                facts["centers"].append([power.capitalize(),
+                                         [m.location_text(c) for c in owned]])
+    if nxt.phase.type == "A":
+        for power in m.powers:
+            n_c, n_u = len(nxt.centers.get(power, ())), len(nxt.units_of(power))
+            if n_c or n_u:
+                facts["adjustments"].append([power.capitalize(), n_c, n_u, n_c - n_u])
+    winner = nxt.winner()
+    facts["winner"] = winner.capitalize() if winner else None
+    return facts
+
+
+def _active_snapshots(session: Session, game: Game) -> list[PhaseSnapshot]:
+    return list(session.scalars(select(PhaseSnapshot).where(
+        PhaseSnapshot.game_id == game.id, PhaseSnapshot.rolled_back.is_(False))
+        .order_by(PhaseSnapshot.seq)))
+
+
+def process_phase(session: Session, game: Game, now: datetime, reason: str) -> list[Event]:
+    """Adjudicate the current phase with the orders given (defaults for the rest)."""
+    if game.state not in ("active", "paused"):
+        raise GameError(f"{game.name} is {game.state}: there is no phase to process.")
+    # The conditional bump is the guard: whoever saw this phase and version first wins.
+    won = session.execute(update(Game).where(Game.id == game.id, Game.phase == game.phase,
+                                             Game.version == game.version)
+                          .values(version=Game.version + 1)).rowcount
+    if not won:
+        raise GameError(f"{game.name} has moved on since; nothing was processed.")
+    session.refresh(game)
+    m = load_map(game.variant)
+    before = position_of(game)
+    players = seats(session, game, "power")
+    orders = orders_for_adjudication(players)
+    res = adjudicate(before, orders)
+    facts = results_facts(m, before, res)
+    # A phase played after a ROLLBACK starts a new timeline: the undone phases go.
+    session.execute(delete(PhaseSnapshot).where(PhaseSnapshot.game_id == game.id,
+                                                PhaseSnapshot.rolled_back.is_(True)))
+    seq = (session.scalar(select(func.max(PhaseSnapshot.seq))
+                          .where(PhaseSnapshot.game_id == game.id)) or 0) + 1
+    after = res.position
+    session.add(PhaseSnapshot(game_id=game.id, seq=seq, phase=game.phase,
+                              position_before=game.position,
+                              orders=json.dumps({s.power: stored_orders(s) for s in players
+                                                 if s.power}, sort_keys=True),
+                              results=json.dumps(facts), position_after=dump_position(after),
+                              processed_at=now, rolled_back=False))
+    return _enter(session, game, after, now, reason, processed=facts)
+
+
+def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: str,
+           processed: dict[str, Any] | None) -> list[Event]:
+    """Make ``pos`` the game's current position: clear orders, set the clock, check victory."""
+    played = game.phase
+    game.phase, game.position = str(pos.phase), dump_position(pos)
+    for s in seats(session, game, "power"):
+        s.orders, s.wait = "{}", False
+    winner = pos.winner()
+    events: list[Event] = []
+    base = dict(game=game.name, variant=variant_title(game), to=audience(session, game))
+    if winner:
+        game.state, game.winner = "finished", winner
+        clock.stop_clock(game)
+    elif game.state == "active":
+        clock.start_clock(game, now)
+    if processed is not None:
+        events.append(PhaseProcessed(**base, phase=played, facts=processed,  # type: ignore[arg-type]
+                                     next_phase=None if winner else game.phase,
+                                     deadline=clock.deadline_of(game) if game.state == "active"
+                                     else None, reason=reason))
+    if winner:
+        events.append(GameEnded(**base, phase=played, how="victory", winner=winner))  # type: ignore[arg-type]
+    return events
+
+
+def rollback(session: Session, game: Game, now: datetime, phase: str | None = None
+             ) -> list[Event]:
+    snaps = _active_snapshots(session, game)
+    if not snaps:
+        raise GameError(f"{game.name} has no processed phase to roll back.")
+    target = snaps[-1]
+    if phase:
+        found = [s for s in snaps if s.phase == phase.upper()]
+        if not found:
+            raise GameError(f"{phase.upper()} is not a phase played in {game.name} "
+                            f"(played: {' '.join(s.phase for s in snaps)}).")
+        target = found[-1]
+    for s in snaps:
+        if s.seq >= target.seq:
+            s.rolled_back = True
+    if game.state == "finished":
+        game.state, game.winner = "active", None
+    game.version += 1
+    pos = load_position(game.variant, target.position_before)
+    game.phase, game.position = str(pos.phase), target.position_before
+    saved = json.loads(target.orders)
+    for s in seats(session, game, "power"):
+        s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
+    if game.state == "active":
+        clock.start_clock(game, now)
+    return [notice(session, game, "Rolled back",
+                   f"The master has rolled {game.name} back to {game.phase}. The orders given"
+                   " for that phase are in place again and may be changed.")]
+
+
+def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
+    undone = session.scalars(select(PhaseSnapshot).where(
+        PhaseSnapshot.game_id == game.id, PhaseSnapshot.rolled_back.is_(True))
+        .order_by(PhaseSnapshot.seq)).first()
+    if undone is None:
+        raise GameError(f"{game.name} has no rolled-back phase to redo.")
+    if undone.phase != game.phase or undone.position_before != game.position:
+        raise GameError(f"the board of {game.name} changed since the rollback; ROLLFORWARD"
+                        " would not redo the same phase.")
+    undone.rolled_back = False
+    game.version += 1
+    events = _enter(session, game, load_position(game.variant, undone.position_after), now,
+                    "master", processed=None)
+    return [notice(session, game, "Rolled forward",
+                   f"The master has redone {undone.phase} with its original orders and results;"
+                   f" {game.name} is at {game.phase}.")] + events
+
+
+def set_position(session: Session, game: Game, phase: str | None, lines: list[str],
+                 now: datetime) -> list[Event]:
+    if game.state not in ("forming", "paused"):
+        raise GameError("POSITION only works while the game is forming or paused (PAUSE first).")
+    m = load_map(game.variant)
+    pos = parse_position_block(m, (phase or game.phase).upper(), lines)
+    game.version += 1
+    game.phase, game.position = str(pos.phase), dump_position(pos)
+    for s in seats(session, game, "power"):
+        s.orders, s.wait = "{}", False
+    counts = ", ".join(f"{p.capitalize()} {n}" for p, n in pos.center_counts().items() if n)
+    return [notice(session, game, "Position",
+                   f"The master has set up the board of {game.name} at {game.phase}.\n"
+                   f"Supply centres: {counts or 'none'}.")]
+
+
+def snapshots(session: Session, game: Game) -> list[PhaseSnapshot]:
+    return _active_snapshots(session, game)

@@ -1,0 +1,118 @@
+"""Game test kit: a real SQLite store and the real mail pipeline without SMTP, so service and
+command tests run fast; plus helpers to read what the judge queued."""
+
+from __future__ import annotations
+
+import email
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from email import policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from sqlalchemy import select
+
+from conftest import JUDGE_ADDRESS, body_of, make_mail
+from judge.config import Config, JudgeSection
+from judge.mail.intake import Arrival, message_id_of, store_arrivals
+from judge.mail.pipeline import Pipeline
+from judge.mail.worker import process_pending
+from judge.store.db import Store
+from judge.store.models import OutboxMessage
+from judge.store.schema import ensure_schema
+
+POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+
+
+@dataclass
+class Sent:
+    to: list[str]
+    subject: str
+    body: str
+
+
+@dataclass
+class Judge:
+    """The judge without its daemon: mail in through the pipeline, outbox rows out."""
+
+    store: Store
+    config: Config
+    seen: int = 0
+    counter: int = 0
+    passwords: dict[str, str] = field(default_factory=dict)
+
+    def mail(self, sender: str, body: str, subject: str = "orders") -> Sent:
+        """Send one mail; returns the reply to it (other new mail in ``self.new``)."""
+        self.counter += 1
+        raw = make_mail(body, sender=sender, subject=subject).as_bytes()
+        store_arrivals(self.store, [Arrival(JUDGE_ADDRESS, sender, raw, message_id_of(raw))])
+        process_pending(self.store, self.config, Pipeline(self.config))
+        out = self.new()
+        replies = [m for m in out if m.subject.startswith("Re:")]
+        assert len(replies) == 1, [m.subject for m in out]
+        self.last_broadcasts = [m for m in out if not m.subject.startswith("Re:")]
+        return replies[0]
+
+    def outbox(self) -> list[Sent]:
+        with self.store.transaction() as s:
+            rows = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+            out = []
+            for r in rows:
+                msg = email.message_from_bytes(r.raw, policy=policy.default)
+                out.append(Sent(r.recipients.split(","), str(msg["Subject"]),
+                                body_of(msg).replace("\r\n", "\n")))
+        return out
+
+    def new(self) -> list[Sent]:
+        out = self.outbox()
+        fresh, self.seen = out[self.seen:], len(out)
+        return fresh
+
+
+@pytest.fixture
+def judge_in_process(tmp_path: Path) -> Iterator[Judge]:
+    store = Store(f"sqlite:///{tmp_path / 'judge.db'}")
+    ensure_schema(store.engine)
+    config = Config(judge=JudgeSection(address=JUDGE_ADDRESS, replies_per_day=10_000))
+    yield Judge(store, config)
+    store.dispose()
+
+
+def player(i: int) -> str:
+    return f"player{i}@example.org"
+
+
+def start_full_game(j: Judge, name: str = "war1901", extra: str = "") -> dict[str, str]:
+    """CREATE by the master and seven JOINs; returns power → player address."""
+    reply = j.mail("master@example.org", f"CREATE {name} mpw {extra}".strip())
+    assert "created" in reply.body, reply.body
+    for i in range(7):
+        reply = j.mail(player(i), f"JOIN {name} pw{i}")
+        assert "You have joined" in reply.body, reply.body
+    assigned: dict[str, str] = {}
+    for m in j.last_broadcasts:
+        if " You are " in m.subject:
+            assigned[m.subject.rsplit(" ", 1)[1].upper()] = m.to[0]
+    assert sorted(assigned) == POWERS
+    j.passwords = {p: f"pw{int(a[6])}" for p, a in assigned.items()}
+    return assigned
+
+
+def signon(j: Judge, power: str, game: str = "war1901") -> str:
+    return f"SIGNON {power[0]}{game} {j.passwords[power]}"
+
+
+def force_due(j: Judge, game: str, when: datetime) -> None:
+    """Move a game's stored clock so its deadline is ``when`` (what a long wait would do)."""
+    from judge.service import clock
+    from judge.store.models import Game
+    with j.store.transaction() as s:
+        g = s.scalars(select(Game).where(Game.name_key == game)).one()
+        g.deadline = when
+        g.reminder_at = when - timedelta(minutes=1)
+        clock.schedule_next(g)
+
+
+UTC = timezone.utc
