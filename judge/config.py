@@ -59,12 +59,21 @@ class WorkerSection:
 
 
 @dataclass(frozen=True)
+class SchedulerSection:
+    # How often the daemon looks for games whose reminder, deadline or grace has come.
+    poll_seconds: float = 5.0
+    # Games handled per pass (each in its own transaction).
+    batch: int = 100
+
+
+@dataclass(frozen=True)
 class Config:
     judge: JudgeSection = field(default_factory=JudgeSection)
     database: DatabaseSection = field(default_factory=DatabaseSection)
     intake: IntakeSection = field(default_factory=IntakeSection)
     outbound: OutboundSection = field(default_factory=OutboundSection)
     worker: WorkerSection = field(default_factory=WorkerSection)
+    scheduler: SchedulerSection = field(default_factory=SchedulerSection)
     source: str = "embedded defaults"
 
     @property

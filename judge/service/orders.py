@@ -43,14 +43,18 @@ def owed(pos: Position, power: str) -> int:
     return min(delta, _buildable(pos, power)) if delta > 0 else -delta
 
 
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
 def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
     o = parse_order(m, line, phase_type)
     if not isinstance(o, OrderError):
         return o
     for other in ("M", "R", "A"):
         if other != phase_type and not isinstance(parse_order(m, line, other), OrderError):
-            raise GameError(f"that is a {PHASE_WORDS[other]} order, but this is a "
-                            f"{PHASE_WORDS[phase_type]} phase.")
+            raise GameError(f"that is {_a(PHASE_WORDS[other])} order, but this is "
+                            f"{_a(PHASE_WORDS[phase_type])} phase.")
     raise GameError(o.message + ".")
 
 
