@@ -22,6 +22,8 @@ def _setup_logging(verbose: bool) -> None:
                         stream=sys.stderr)
     # Alembic narrates every plugin it loads at INFO; operators need only its warnings.
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    # aiosmtpd logs every SMTP command at INFO; the judge logs what matters per message itself.
+    logging.getLogger("mail.log").setLevel(logging.DEBUG if verbose else logging.WARNING)
 
 
 def _fail(message: str) -> None:

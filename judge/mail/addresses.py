@@ -8,9 +8,11 @@ from email.utils import parseaddr
 def normalise(address: str) -> str:
     """An addr-spec with the domain lower-cased (local parts may be case-sensitive in theory;
     no mail system the judge meets treats them so, and players mistype case all the time)."""
-    _, addr = parseaddr(address or "")
-    addr = (addr or address or "").strip().strip("<>")
-    return addr.lower()
+    address = (address or "").strip()
+    if not any(c in address for c in ' "(<,'):  # a bare addr-spec, as SMTP envelopes carry
+        return address.lower()
+    _, addr = parseaddr(address)
+    return (addr or address).strip().strip("<>").lower()
 
 
 def split(address: str) -> tuple[str, str]:
