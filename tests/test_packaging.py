@@ -22,4 +22,5 @@ def test_templates_and_migrations_are_shipped():
     for folder in {p.parent for p in (ROOT / "templates").rglob("*.txt")}:
         package = ".".join(("judge._templates", *folder.relative_to(ROOT / "templates").parts))
         assert package in data, f"{folder} is not shipped"
+        assert package in config["packages"], f"{package} is not a listed package"
     assert "versions/*.py" in data["judge._migrations"]
