@@ -143,3 +143,17 @@ def test_two_mails_for_one_game_at_the_same_moment(judge_in_process: Judge) -> N
     assert "France: Army Paris -> Burgundy." in results[0].body
     assert "Turkey: Fleet Ankara HOLD." in results[0].body
     assert len([m for m in mails if m.subject.startswith("Re:")]) == 2
+
+
+def test_passwords_are_stored_as_salted_scrypt_hashes(judge_in_process: Judge) -> None:
+    from judge.service.passwords import check_password
+    from judge.store.models import Seat
+    j = judge_in_process
+    j.mail("master@example.org", "CREATE war1901 hunter2")
+    j.mail("p@example.org", "JOIN war1901 hunter2")
+    with j.store.transaction() as s:
+        hashes = [seat.password_hash for seat in s.scalars(select(Seat))]
+    assert len(hashes) == 2 and hashes[0] != hashes[1]  # same password, different salts
+    for h in hashes:
+        assert h.startswith("scrypt$") and "hunter2" not in h
+        assert check_password("hunter2", h) and not check_password("hunter3", h)
