@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
+from judge.core._frozen import slot_setters
 from judge.core.errors import InputError
 from judge.core.maps import ARMY, FLEET, Map, parse_unit_code, province_of
 from judge.core.phases import Phase
 
 
-@dataclass(frozen=True, order=True, slots=True)
+@dataclass(frozen=True, order=True, slots=True, init=False)
 class Unit:
     """A unit: owning power, kind (``"A"``/``"F"``) and location (``"PAR"``, ``"STP/NC"``)."""
 
@@ -25,8 +26,13 @@ class Unit:
     # derived, stored once: the resolver asks for it constantly
     province: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "province", province_of(self.location))
+    def __init__(self, power: str, kind: str, location: str) -> None:
+        # built for every moving unit of every phase: slot setters (see _frozen)
+        s_power, s_kind, s_location, s_province = _SET_UNIT
+        s_power(self, power)
+        s_kind(self, kind)
+        s_location(self, location)
+        s_province(self, location.partition("/")[0])
 
     @property
     def code(self) -> str:
@@ -36,6 +42,9 @@ class Unit:
     def text(self, m: Map) -> str:
         """``"Fleet St Petersburg (north coast)"``: the classic Judge wording."""
         return ("Army " if self.kind == ARMY else "Fleet ") + m.location_text(self.location)
+
+
+_SET_UNIT = slot_setters(Unit, "power", "kind", "location", "province")
 
 
 @dataclass(frozen=True)

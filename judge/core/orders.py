@@ -20,67 +20,104 @@ spelling ``StP/nc``, ``stp(nc)``, ``St Petersburg (north coast)``, ``StP nc``)::
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
+from judge.core._frozen import slot_setters
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class UnitSpec:
     """A unit as written in an order: kind may be omitted (``None``), coast may be absent."""
 
     kind: str | None
     location: str
+    # derived, stored once: binding and legality ask for it constantly
+    province: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def province(self) -> str:
-        return province_of(self.location)
+    def __init__(self, kind: str | None, location: str) -> None:
+        # orders are built afresh for every line of every phase: slot setters (see _frozen)
+        s_kind, s_location, s_province = _SET_SPEC
+        s_kind(self, kind)
+        s_location(self, location)
+        s_province(self, location.partition("/")[0])
 
     def text(self) -> str:
         return f"{self.kind} {self.location}" if self.kind else self.location
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Hold:
     unit: UnitSpec
+
+    def __init__(self, unit: UnitSpec) -> None:
+        _SET_HOLD[0](self, unit)
 
     def text(self) -> str:
         return f"{self.unit.text()} H"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Move:
     unit: UnitSpec
     dest: str
     via_convoy: bool = False
     route: tuple[str, ...] = ()  # intermediate sea provinces if the writer gave a path
 
+    def __init__(self, unit: UnitSpec, dest: str, via_convoy: bool = False,
+                 route: tuple[str, ...] = ()) -> None:
+        s_unit, s_dest, s_via_convoy, s_route = _SET_MOVE
+        s_unit(self, unit)
+        s_dest(self, dest)
+        s_via_convoy(self, via_convoy)
+        s_route(self, route)
+
     def text(self) -> str:
         path = " - ".join((*self.route, self.dest))
         return f"{self.unit.text()} - {path}" + (" VIA" if self.via_convoy and not self.route else "")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Support:
     unit: UnitSpec
     target: UnitSpec
     dest: str | None = None  # None: support to hold
+
+    def __init__(self, unit: UnitSpec, target: UnitSpec, dest: str | None = None) -> None:
+        s_unit, s_target, s_dest = _SET_SUPPORT
+        s_unit(self, unit)
+        s_target(self, target)
+        s_dest(self, dest)
 
     def text(self) -> str:
         tail = f" - {self.dest}" if self.dest else ""
         return f"{self.unit.text()} S {self.target.text()}{tail}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Convoy:
     unit: UnitSpec
     target: UnitSpec
     dest: str
 
+    def __init__(self, unit: UnitSpec, target: UnitSpec, dest: str) -> None:
+        s_unit, s_target, s_dest = _SET_CONVOY
+        s_unit(self, unit)
+        s_target(self, target)
+        s_dest(self, dest)
+
     def text(self) -> str:
         return f"{self.unit.text()} C {self.target.text()} - {self.dest}"
+
+
+# the movement orders are the ones made by the dozen each phase (see _frozen)
+_SET_SPEC = slot_setters(UnitSpec, "kind", "location", "province")
+_SET_HOLD = slot_setters(Hold, "unit")
+_SET_MOVE = slot_setters(Move, "unit", "dest", "via_convoy", "route")
+_SET_SUPPORT = slot_setters(Support, "unit", "target", "dest")
+_SET_CONVOY = slot_setters(Convoy, "unit", "target", "dest")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judge.core._frozen import slot_setters
 from judge.core.board import Unit
 from judge.core.maps import ARMY, Map
 from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat,
@@ -34,7 +35,7 @@ _MARKS = {BOUNCE: "bounce", CUT: "cut", VOID: "void", NO_CONVOY: "no convoy",
           DISLODGED: "dislodged", INVALID: "invalid", DISBAND: "disbanded"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class OrderResult:
     """What happened to one order (or to one unit left without orders)."""
 
@@ -46,6 +47,20 @@ class OrderResult:
     dislodged: bool = False
     default: bool = False  # supplied by the judge (civil disorder), not written by the player
     message: str = ""  # why an order was invalid
+
+    def __init__(self, power: str, unit: Unit | None, order: Order | None, text: str,
+                 result: str, dislodged: bool = False, default: bool = False,
+                 message: str = "") -> None:
+        # one per unit per phase: slot setters instead of the dataclass's (see _frozen)
+        s_power, s_unit, s_order, s_text, s_result, s_dislodged, s_default, s_message = _SET_RESULT
+        s_power(self, power)
+        s_unit(self, unit)
+        s_order(self, order)
+        s_text(self, text)
+        s_result(self, result)
+        s_dislodged(self, dislodged)
+        s_default(self, default)
+        s_message(self, message)
 
     @property
     def code(self) -> str:
@@ -62,6 +77,10 @@ class OrderResult:
             marks = []
         tail = f"  (*{', '.join(marks)}*)" if marks else ""
         return f"{self.power.capitalize()}: {body}{tail}"
+
+
+_SET_RESULT = slot_setters(OrderResult, "power", "unit", "order", "text", "result", "dislodged",
+                           "default", "message")
 
 
 def _unit_words(m: Map, kind: str | None, location: str) -> str:
