@@ -397,50 +397,66 @@ def _power_words(m: Map) -> frozenset[str]:
     return frozenset(words)
 
 
-_LOC = r"([A-Z]{3})(?:/([NSEW]C))?"
+_LOC = r"([A-Z]{3}(?:/[NSEW]C)?)"
 _FAST_RE = re.compile(
     rf"^([AF]) {_LOC}(?: (H)| - {_LOC}( VIA)?| S ([AF]) {_LOC}(?: - {_LOC}| H)?"
     rf"| C A {_LOC} - {_LOC}| (B|D)| R {_LOC})$")
 
 
+@lru_cache(maxsize=None)
+def _canonical_locations(m: Map) -> dict[str, str]:
+    """Every three-letter location the fast form can write → the location it means.
+
+    ``"PAR"`` → ``"PAR"``, ``"STP/NC"`` → ``"STP/NC"``, and a coast the province does not
+    have is dropped (``"PAR/NC"`` → ``"PAR"``, DATC 4.B.6).  Unknown provinces are absent.
+    One dict lookup per location instead of splitting and checking the coast each time.
+    """
+    table = {}
+    for code, p in m.provinces.items():
+        table[code] = code
+        for coast in _COASTS.values():
+            table[f"{code}/{coast}"] = f"{code}/{coast}" if coast in p.coasts else code
+    return table
+
+
 def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
     """The canonical three-letter form (``A PAR - BUR``, ``F NTH C A LON - NWY``) without the
-    general parser; ``None`` sends the line to the general parser."""
+    general parser; ``None`` sends the line to the general parser (also for unknown names)."""
     g = _FAST_RE.match(text)
     if g is None:
         return None
-    provinces = m.provinces
-
-    def loc(i: int) -> str | None:
-        prov, coast = g.group(i), g.group(i + 1)
-        p = provinces.get(prov)
-        if p is None:
-            raise LookupError
-        return f"{prov}/{coast}" if coast and coast in p.coasts else prov
-
-    try:
-        unit = UnitSpec(g.group(1), loc(2))  # type: ignore[arg-type]
-        if g.group(17):
-            if phase_type == ADJUSTMENTS:
-                return Build(unit) if g.group(17) == "B" else Remove(unit)
-            return Disband(unit) if phase_type == RETREATS and g.group(17) == "D" else None
-        if g.group(18):
-            return Retreat(unit, loc(18)) if phase_type == RETREATS else None  # type: ignore
-        if phase_type == RETREATS and g.group(5):
-            return Retreat(unit, loc(5))  # type: ignore[arg-type]
-        if phase_type != MOVEMENT:
-            return None
-        if g.group(4):
-            return Hold(unit)
-        if g.group(5):
-            return Move(unit, loc(5), bool(g.group(7)))  # type: ignore[arg-type]
-        if g.group(8):
-            return Support(unit, UnitSpec(g.group(8), loc(9)),  # type: ignore[arg-type]
-                           loc(11) if g.group(11) else None)
-        if g.group(13):
-            return Convoy(unit, UnitSpec("A", loc(13)), loc(15))  # type: ignore[arg-type]
-    except LookupError:
+    (kind, here, hold, dest, via, s_kind, s_loc, s_dest, c_loc, c_dest, b_or_d,
+     r_dest) = g.groups()
+    loc = _canonical_locations(m).get
+    where = loc(here)
+    if where is None:
         return None
+    unit = UnitSpec(kind, where)
+    if b_or_d:
+        if phase_type == ADJUSTMENTS:
+            return Build(unit) if b_or_d == "B" else Remove(unit)
+        return Disband(unit) if phase_type == RETREATS and b_or_d == "D" else None
+    if r_dest:
+        to = loc(r_dest)
+        return Retreat(unit, to) if to and phase_type == RETREATS else None
+    if phase_type == RETREATS and dest:
+        to = loc(dest)
+        return Retreat(unit, to) if to else None
+    if phase_type != MOVEMENT:
+        return None
+    if hold:
+        return Hold(unit)
+    if dest:
+        to = loc(dest)
+        return Move(unit, to, bool(via)) if to else None
+    if s_kind:
+        target, to = loc(s_loc), loc(s_dest) if s_dest else None
+        if target is None or (s_dest and to is None):
+            return None
+        return Support(unit, UnitSpec(s_kind, target), to)
+    if c_loc:
+        army, to = loc(c_loc), loc(c_dest)
+        return Convoy(unit, UnitSpec("A", army), to) if army and to else None
     return None
 
 
