@@ -141,6 +141,23 @@ class RunningJudge:
 
 
 @pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    """A fresh SQLite database file for one test."""
+    return f"sqlite:///{tmp_path / 'judge.db'}"
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Any]:
+    """A real store with the schema created, disposed after the test."""
+    from judge.store.db import Store
+    from judge.store.schema import ensure_schema
+    s = Store(db_url)
+    ensure_schema(s.engine)
+    yield s
+    s.dispose()
+
+
+@pytest.fixture
 def judge_factory(tmp_path: Path) -> Iterator[Callable[..., RunningJudge]]:
     started: list[RunningJudge] = []
 

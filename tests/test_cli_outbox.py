@@ -6,7 +6,6 @@ import os
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -16,22 +15,8 @@ from judge.mail.compose import Composer
 from judge.mail.outbox import enqueue
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
-from judge.store.schema import ensure_schema
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'judge.db'}"
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    s = Store(db_url)
-    ensure_schema(s.engine)
-    yield s
-    s.dispose()
 
 
 def outbox(db_url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -11,7 +11,7 @@ import random
 import re
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.clock import as_utc

@@ -13,7 +13,7 @@ from fractions import Fraction as F
 import pytest
 from test_scoring_helpers import board, game_for
 
-from judge.core.scoring import (CommonDenominator, HeadToHead, Outcome, YearsEliminationPenalty,
+from judge.core.scoring import (CommonDenominator, Outcome, YearsEliminationPenalty,
                                 YearsOffset, common_denominator, get_system, get_tiebreaks,
                                 line_scores, outcome_of, standings, totals)
 from judge.core.scoring.outcomes import best_first

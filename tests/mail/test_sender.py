@@ -22,7 +22,6 @@ from judge.mail.sender import deliver_due
 from judge.mail.transports import MaildirTransport, SmtpTransport, make_transport
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
-from judge.store.schema import ensure_schema
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=timezone.utc)
 BASE = 30.0
@@ -58,14 +57,6 @@ def sink() -> Iterator[tuple[Sink, int]]:
 def config() -> Config:
     return Config(judge=JudgeSection(address="judge@example.org"),
                   outbound=OutboundSection(max_attempts=3, retry_base_seconds=BASE))
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(f"sqlite:///{tmp_path / 'judge.db'}")
-    ensure_schema(s.engine)
-    yield s
-    s.dispose()
 
 
 def queue(store: Store, config: Config, to: list[str] | None = None,

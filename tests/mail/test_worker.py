@@ -8,7 +8,6 @@ import subprocess
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from sqlalchemy import select
@@ -21,23 +20,9 @@ from judge.mail.intake import Arrival, store_arrivals
 from judge.mail.worker import claim_next, process_claimed, process_pending
 from judge.store.db import Store
 from judge.store.models import InboundMessage
-from judge.store.schema import ensure_schema
 
 JUDGE = "judge@example.org"
 MAX = 3
-
-
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'judge.db'}"
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    s = Store(db_url)
-    ensure_schema(s.engine)
-    yield s
-    s.dispose()
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from judge.core.scoring.results import FIRST_YEAR, GameResult, ResultType
+from judge.core.scoring.results import FIRST_YEAR, GameResult
 
 F = Fraction
 
