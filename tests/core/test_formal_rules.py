@@ -362,3 +362,14 @@ def test_rule10_status_lines_show_wars_spheres_and_points():
     assert "  Belgium (BEL): France" in lines
     assert lines[lines.index("Victory points (game ends after Fall 1910):") + 1] == \
         "  France     3"
+
+
+
+def test_rule6_a_foreign_retreat_into_a_waiting_claim_makes_it_fail():
+    p = pos("S1901M", {"FRANCE": ["A BUR", "A GAS", "A PIE"], "GERMANY": ["A MAR"]})
+    st = state(wars=[("FRANCE", "GERMANY")])
+    res = run(p, st, {"FRANCE": ["A Gas SOI Spa", "A Bur-Mar", "A Pie S A Bur-Mar"]})
+    assert [c.outcome for c in res.claims] == ["pending"]
+    res2 = run(res.position, res.state, {"GERMANY": ["A Mar-Spa"]})
+    assert not res2.state.spheres and [c.outcome for c in res2.claims] == ["occupied"]
+    assert res2.position.unit_at("SPA").power == "GERMANY"
