@@ -73,15 +73,21 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
 def queue_outgoing(session: Session, composer: Composer, config: Config,
                    outgoing: Iterable[Outgoing], now: datetime,
                    inbound_id: int | None = None, **extra: Any) -> int:
-    """Render and queue each mail (in the caller's transaction); returns how many."""
+    """Render each mail once and queue a copy per recipient (in the caller's transaction).
+
+    One copy each, as the Judge does: a player's address is nobody else's business (in many
+    games players do not know who plays which power), so no mail lists its other recipients.
+    Returns how many mails were queued.
+    """
     count = 0
     variables = dict(judge_name=config.judge.name, judge_address=config.judge.address,
                      judge_date=judge_date, **extra)
     for out in outgoing:
         text = composer.render(out.template, **variables, **out.variables)
-        enqueue(session, composer.broadcast(to=out.to, subject=out.subject, body=text, now=now),
-                inbound_id=inbound_id)
-        count += 1
+        for recipient in dict.fromkeys(out.to):
+            enqueue(session, composer.broadcast(to=[recipient], subject=out.subject, body=text,
+                                                now=now), inbound_id=inbound_id)
+            count += 1
     return count
 
 

@@ -57,11 +57,21 @@ class Judge:
     def outbox(self) -> list[Sent]:
         with self.store.transaction() as s:
             rows = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
-            out = []
+            out: list[Sent] = []
             for r in rows:
                 msg = email.message_from_bytes(r.raw, policy=policy.default)
-                out.append(Sent(r.recipients.split(","), str(msg["Subject"]),
-                                body_of(msg).replace("\r\n", "\n")))
+                sent = Sent(r.recipients.split(","), str(msg["Subject"]),
+                            body_of(msg).replace("\r\n", "\n"))
+                # Nobody's copy names the other recipients.
+                assert str(msg["To"]) == ", ".join(sent.to), (msg["To"], sent.to)
+                # A broadcast is queued as one copy per recipient, one after another: read the
+                # run of identical copies as one mail to all of them.
+                last = out[-1] if out else None
+                if (last and not sent.subject.startswith("Re:")
+                        and (last.subject, last.body) == (sent.subject, sent.body)):
+                    last.to.extend(sent.to)
+                else:
+                    out.append(sent)
         return out
 
     def new(self) -> list[Sent]:
@@ -71,8 +81,8 @@ class Judge:
 
 
 @pytest.fixture
-def judge_in_process(tmp_path: Path) -> Iterator[Judge]:
-    store = Store(f"sqlite:///{tmp_path / 'judge.db'}")
+def judge_in_process(db_url: str) -> Iterator[Judge]:
+    store = Store(db_url)
     ensure_schema(store.engine)
     config = Config(judge=JudgeSection(address=JUDGE_ADDRESS, replies_per_day=10_000))
     yield Judge(store, config)

@@ -23,7 +23,32 @@ def exchange(judge: RunningJudge, sender: str, body: str, timeout: float = 20) -
 
 
 def broadcasts(judge: RunningJudge, subject: str) -> list[EmailMessage]:
+    """Every copy of a broadcast: the judge mails each recipient a copy of their own."""
     return [m for m in judge.replies() if str(m["Subject"]) == subject]
+
+
+def audience(judge: RunningJudge, subject: str) -> list[str]:
+    """Who got a copy, one entry per copy (so a duplicate shows up twice)."""
+    return sorted(str(m["To"]) for m in broadcasts(judge, subject))
+
+
+def one_copy_each(judge: RunningJudge, subject: str) -> list[str]:
+    """The broadcast went out once: somebody got it, and nobody got it twice."""
+    who = audience(judge, subject)
+    assert who and len(who) == len(set(who)), f"{subject!r} copies: {who}"
+    return who
+
+
+def wait_audience(judge: RunningJudge, subject: str, expected: list[str],
+                  timeout: float = 20) -> list[EmailMessage]:
+    """Wait until exactly ``expected`` have one copy each; the copies go out one by one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if audience(judge, subject) == sorted(expected):
+            return broadcasts(judge, subject)
+        time.sleep(0.05)
+    raise AssertionError(f"{subject!r} went to {audience(judge, subject)}, "
+                         f"expected one copy each for {sorted(expected)}")
 
 
 def wait_broadcast(judge: RunningJudge, subject: str, timeout: float = 20) -> EmailMessage:

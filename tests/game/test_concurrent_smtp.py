@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from conftest import RunningJudge, make_mail
-from smtpkit import broadcasts, exchange, text, wait_broadcast
+from smtpkit import exchange, one_copy_each, text, wait_broadcast
 
 
 def test_two_players_complete_a_phase_at_the_same_moment(judge: RunningJudge) -> None:
@@ -36,7 +36,7 @@ def test_two_players_complete_a_phase_at_the_same_moment(judge: RunningJudge) ->
         t.join(20)
     results = text(wait_broadcast(judge, "JUDGE:war1901 - S1901M Results"))
     judge.settle(1.0)
-    assert len(broadcasts(judge, "JUDGE:war1901 - S1901M Results")) == 1
+    one_copy_each(judge, "JUDGE:war1901 - S1901M Results")
     for power in mine.values():
         assert f"{power.capitalize()}: " in results and "(*" not in results
     reply = exchange(judge, "gm@example.org", "LIST war1901")

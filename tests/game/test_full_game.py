@@ -5,7 +5,7 @@ the master with POSITION.  Results are read from the judge's Maildir."""
 from __future__ import annotations
 
 from conftest import RunningJudge
-from smtpkit import broadcasts, exchange, text, wait_broadcast
+from smtpkit import exchange, text, wait_audience, wait_broadcast
 
 MASTER = "gm@example.org"
 G = "war1901"
@@ -39,16 +39,10 @@ def test_a_full_game_by_mail(judge: RunningJudge) -> None:
         return results(phase)
 
     def results(phase: str) -> str:
-        found = wait_broadcast(judge, f"JUDGE:{G} - {phase} Results")
-        assert len(broadcasts(judge, f"JUDGE:{G} - {phase} Results")) == 1
-        assert found["Auto-Submitted"] == "auto-generated"
-        return check_audience(found)
-
-    def check_audience(results) -> str:
-        assert sorted(a.strip() for a in str(results["To"]).split(",")) == sorted(
-            [MASTER, *players])
-        assert results["Auto-Submitted"] == "auto-generated"
-        return text(results)
+        copies = wait_audience(judge, f"JUDGE:{G} - {phase} Results", [MASTER, *players])
+        assert all(c["Auto-Submitted"] == "auto-generated" for c in copies)
+        assert len({text(c) for c in copies}) == 1  # everybody reads the same results
+        return text(copies[0])
 
     # ---- Spring 1901, with mistakes
     reply = orders("ENGLAND", "A Par-Bur", "A Lvp-Xyz", "Build A Lon", "F Lon-Nth")

@@ -13,7 +13,7 @@ from judge.clock import utcnow
 from judge.service import clock
 from judge.store.db import Store
 from judge.store.models import Game, PhaseSnapshot
-from smtpkit import broadcasts, exchange, wait_broadcast
+from smtpkit import exchange, one_copy_each, wait_broadcast
 
 
 def test_a_deadline_passed_while_the_daemon_was_down_is_processed_once(
@@ -25,7 +25,7 @@ def test_a_deadline_passed_while_the_daemon_was_down_is_processed_once(
     assert "war1901 has started." in reply
     judge.stop()
 
-    store = Store(f"sqlite:///{judge.db_path}")
+    store = Store(judge.db_url)
     with store.transaction() as s:
         game = s.scalars(select(Game)).one()
         game.deadline = utcnow() - timedelta(minutes=5)
@@ -39,7 +39,7 @@ def test_a_deadline_passed_while_the_daemon_was_down_is_processed_once(
     judge.stop()
     judge.start()
     judge.settle(1.0)
-    assert len(broadcasts(judge, "JUDGE:war1901 - S1901M Results")) == 1
+    one_copy_each(judge, "JUDGE:war1901 - S1901M Results")
     # past the deadline with no grace: no reminder and no late notice, only the results
     assert not [m for m in judge.replies() if "Reminder" in str(m["Subject"])
                 or "Late Notice" in str(m["Subject"])]
