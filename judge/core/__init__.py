@@ -37,6 +37,9 @@ Signatures:
   ``"M"``, ``"R"``, ``"A"``; orders: ``Hold Move Support Convoy Retreat Disband Build Remove
   Waive``, each with ``.text()`` in canonical MILA form
 * ``adjudicate(position, orders, *, skip_empty=True) -> PhaseResult``
+* ``check_order(position, power, order) -> str | None`` — why an order (parsed, for the
+  phase of ``position``) is illegal whatever the other orders are, or ``None``: the legality
+  rules of the adjudicator, for refusing an impossible order when it is given
 * ``Phase.parse("S1901M")``, ``str(phase)``, ``phase.successor()``
 * ``Position.center_counts() / survivors() / winner() / units_of(power) / unit_at(province)``
 * ``judge.core.jsonio.adjudicate_document(doc: dict) -> dict`` — the §3.3 JSON contract
@@ -44,7 +47,7 @@ Signatures:
   :mod:`judge.core.adjudicator`.
 """
 
-from judge.core.adjudicator import PhaseResult, adjudicate
+from judge.core.adjudicator import PhaseResult, adjudicate, check_order
 from judge.core.board import Dislodged, Position, Unit, initial_position, make_position
 from judge.core.errors import InputError
 from judge.core.maps import Map, load_map
@@ -54,7 +57,8 @@ from judge.core.phases import Phase
 from judge.core.results import CODES, OrderResult
 
 __all__ = [
-    "adjudicate", "PhaseResult", "Dislodged", "Position", "Unit", "initial_position",
+    "adjudicate", "check_order", "PhaseResult", "Dislodged", "Position", "Unit",
+    "initial_position",
     "make_position", "InputError", "Map", "load_map", "Build", "Convoy", "Disband", "Hold",
     "Move", "Order", "OrderError", "Remove", "Retreat", "Support", "UnitSpec", "Waive",
     "parse_order", "Phase", "CODES", "OrderResult",

@@ -30,6 +30,9 @@ Rule choices (DATC v3.0 chapter 4, preferred answers throughout):
   2023 rule (distance to the nearest owned centre over land and sea, fleets first, then
   alphabetical);  4.D.9 a unit in civil disorder may receive support to hold.
 * 4.E.1 illegal orders are ignored and the unit holds;  4.E.3 no implicit orders.
+
+``check_order(position, power, order)`` applies the same legality rules to one order as it is
+given (see :mod:`.checking`), so a judge can refuse it at once.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from dataclasses import dataclass
 
 from judge.core.adjudicator.adjustments import adjudicate_adjustments
 from judge.core.adjudicator.binding import OrdersIn
+from judge.core.adjudicator.checking import check_order
 from judge.core.adjudicator.movement import adjudicate_movement
 from judge.core.adjudicator.retreats import adjudicate_retreats
 from judge.core.adjudicator.sequence import next_position
@@ -85,4 +89,4 @@ def adjudicate(position: Position, orders: OrdersIn | None = None, *,
     return PhaseResult(phase, results, units, dislodged, nxt)
 
 
-__all__ = ["PhaseResult", "adjudicate"]
+__all__ = ["PhaseResult", "adjudicate", "check_order"]

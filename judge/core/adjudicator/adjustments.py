@@ -46,8 +46,9 @@ def adjustments_needed(pos: Position) -> bool:
     return False
 
 
-def _build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str]
-                ) -> Unit | str:
+def build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str]
+               ) -> Unit | str:
+    """The unit a build makes, or why it cannot be built (``taken``: occupied provinces)."""
     prov = spec.province
     p = m.provinces[prov]
     if prov not in m.powers[power].home_centers:
@@ -96,7 +97,7 @@ def adjudicate_adjustments(pos: Position, orders: OrdersIn) -> AdjustmentOutcome
                     built[power] = used_b + 1
                     results.append(OrderResult(power, None, o, text, WAIVE))
                     continue
-                got = _build_unit(m, pos, power, o.unit, taken)
+                got = build_unit(m, pos, power, o.unit, taken)
                 if isinstance(got, str):
                     results.append(OrderResult(power, None, o, text, INVALID, message=got))
                     continue

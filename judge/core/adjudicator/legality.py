@@ -7,6 +7,8 @@ a chain of seas that could carry the army, whatever they are ordered to do.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from judge.core.board import Unit
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.orders import Convoy, Move, Support
@@ -78,6 +80,12 @@ class ConvoyGeometry:
 
     def _coastal(self, prov: str) -> bool:
         return self.m.provinces[prov].kind == "coast"
+
+
+def convoy_geometry(m: Map, units: Iterable[Unit]) -> ConvoyGeometry:
+    """The convoy geometry of a board: every fleet at sea could carry an army."""
+    return ConvoyGeometry(m, frozenset(u.province for u in units
+                                       if u.kind == FLEET and m.provinces[u.province].is_sea))
 
 
 def fleet_destination(m: Map, unit: Unit, dest: str) -> str | str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.core.adjudicator.binding import OrdersIn, bind_unit_orders
-from judge.core.adjudicator.legality import (ConvoyGeometry, check_convoy, check_move,
-                                             check_support)
+from judge.core.adjudicator.legality import (check_convoy, check_move, check_support,
+                                             convoy_geometry)
 from judge.core.adjudicator.resolver import (ConvoyDecision, Decision, MoveDecision, Resolver,
                                              SupportDecision)
 from judge.core.board import Dislodged, Position, Unit
-from judge.core.maps import ARMY, FLEET, province_of
+from judge.core.maps import ARMY, province_of
 from judge.core.orders import Convoy, Hold, Move, Order, Support, UnitSpec
 from judge.core.phases import MOVEMENT
 from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult)
@@ -32,8 +32,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     units = {u.province: u for u in pos.units}
     results: list[OrderResult] = []
     chosen = bind_unit_orders(m, units, orders, MOVEMENT, results)
-    geo = ConvoyGeometry(m, frozenset(p for p, u in units.items()
-                                      if u.kind == FLEET and m.provinces[p].is_sea))
+    geo = convoy_geometry(m, units.values())
 
     # -- legality (convoys first: a legal own convoy turns an adjacent move into a convoy) --
     legal: dict[str, Order] = {}

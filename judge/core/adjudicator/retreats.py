@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.core.adjudicator.binding import OrdersIn, parse_lines
-from judge.core.board import Position, Unit
-from judge.core.maps import province_of
+from judge.core.board import Dislodged, Position, Unit
+from judge.core.maps import Map, province_of
 from judge.core.orders import Disband, OrderError, Retreat, UnitSpec, Waive
 from judge.core.phases import RETREATS
 from judge.core.results import BOUNCE, DISBAND, INVALID, OK, OrderResult
@@ -53,11 +53,12 @@ def adjudicate_retreats(pos: Position, orders: OrdersIn) -> RetreatOutcome:
     for prov, (_, o) in chosen.items():
         if isinstance(o, Retreat):
             d = by_prov[prov]
-            dest = _match_retreat(o.dest, d.retreats)
-            if dest is None:
-                why[prov] = (f"cannot retreat to {m.location_text(o.dest)}; may retreat to "
-                             + (", ".join(d.retreats) or "nowhere"))
+            msg = check_retreat(m, d, o.dest)
+            if msg is not None:
+                why[prov] = msg
             else:
+                dest = _match_retreat(o.dest, d.retreats)
+                assert dest is not None
                 valid[prov] = dest
                 targets.setdefault(province_of(dest), []).append(prov)
 
@@ -78,6 +79,15 @@ def adjudicate_retreats(pos: Position, orders: OrdersIn) -> RetreatOutcome:
             units.append(Unit(d.unit.power, d.unit.kind, valid[prov]))
             results.append(OrderResult(d.unit.power, d.unit, o, text, OK))
     return RetreatOutcome(tuple(results), tuple(sorted(units, key=lambda u: u.province)))
+
+
+def check_retreat(m: Map, d: Dislodged, dest: str) -> str | None:
+    """``None`` if the dislodged unit may retreat to ``dest``, else the reason it may not."""
+    if _match_retreat(dest, d.retreats) is not None:
+        return None
+    where = ", ".join(m.location_text(x) for x in d.retreats) or "nowhere"
+    return (f"the {d.unit.text(m)} cannot retreat to {m.location_text(dest)}; it may retreat"
+            f" to {where}")
 
 
 def _match_retreat(dest: str, allowed: tuple[str, ...]) -> str | None:
