@@ -4,6 +4,8 @@ the master with POSITION.  Results are read from the judge's Maildir."""
 
 from __future__ import annotations
 
+import time
+
 from conftest import RunningJudge
 from smtpkit import exchange, text, wait_audience, wait_broadcast
 
@@ -21,10 +23,18 @@ def test_a_full_game_by_mail(judge: RunningJudge) -> None:
     start = wait_broadcast(judge, f"JUDGE:{G} - S1901M Game Starting")
     assert text(start).startswith(f":: Judge: JUDGE  Game: {G}  Variant: Standard\n"
                                   ":: Deadline: S1901M ")
+    # The judge writes its mails one by one: the first copy of "Game Starting" can be in the
+    # Maildir before the "You are" mails queued after it, so wait for each of those too.
+    deadline = time.monotonic() + 20
+    while True:
+        assigned = [[m for m in judge.replies() if str(m["To"]) == address
+                     and " You are " in str(m["Subject"])] for address in players]
+        if all(assigned) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     who: dict[str, tuple[str, str]] = {}
-    for i, address in enumerate(players):
-        (mine,) = [m for m in judge.replies() if str(m["To"]) == address
-                   and " You are " in str(m["Subject"])]
+    for i, (address, found) in enumerate(zip(players, assigned)):
+        (mine,) = found
         who[str(mine["Subject"]).rsplit(" ", 1)[1].upper()] = (address, f"pw{i}")
     assert len(who) == 7
 
