@@ -67,9 +67,11 @@ class Identity:
         assert seat is not None
         if seat.status != "active":
             raise CommandError(f"you no longer play {self.power.capitalize()}.")
+        # the reply lists the power's orders even when every line is refused: a refused
+        # line leaves the unit's previous order in place, and the player should see it
+        ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
         text = submit_line(seat, position_of(game), line.text)
         ctx.answer(line.line_no, line.text, f"Accepted: {text}")
-        ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
         ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from judge.core import (Build, Disband, Map, Order, OrderError, Position, Remove, Retreat, Waive,
                         parse_order)
+from judge.core import check_order as illegal_because
 from judge.service.errors import GameError
 from judge.store.models import Seat
 
@@ -58,14 +59,30 @@ def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
     raise GameError(o.message + ".")
 
 
-def check_order(pos: Position, power: str, line: str, current: dict[str, str]
-                ) -> tuple[str, str]:
-    """The key and canonical text of an order line for ``power``, or GameError saying why not."""
+def check_order(pos: Position, power: str, line: str, current: dict[str, str], *,
+                check_legality: bool = True) -> tuple[str, str]:
+    """The key and canonical text of an order line for ``power``, or GameError saying why not.
+
+    Besides ownership and the phase type, the order must be possible on the board (the core's
+    ``check_order``: a reachable destination, a unit to support that can get there, a fleet
+    at sea to convoy, one of the unit's retreats, a vacant owned home centre to build in).
+    ``check_legality=False`` (the NO_CHECK game rule) leaves those errors to the results.
+    """
     m, t = pos.map, pos.phase.type
     o = parse_for_phase(m, line, t)
-    name = power.capitalize()
     if t == "A":
-        return _check_adjustment(pos, power, o, current)
+        key, text = _check_adjustment(pos, power, o, current)
+    else:
+        key, text = _check_unit_order(pos, power, o)
+    if check_legality:
+        why = illegal_because(pos, power, o)
+        if why:
+            raise GameError(why + ".")
+    return key, text
+
+
+def _check_unit_order(pos: Position, power: str, o: Order) -> tuple[str, str]:
+    m, t, name = pos.map, pos.phase.type, power.capitalize()
     spec = o.unit  # type: ignore[union-attr]
     if t == "M":
         unit = pos.unit_at(spec.province)
@@ -92,15 +109,7 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
         key = f"W:{len(builds) + 1}" if isinstance(o, Waive) else f"B:{o.unit.province}"
         if key not in current and len(builds) >= delta:
             raise GameError(f"{power.capitalize()} has only {delta} build(s); CLEAR to start over.")
-        if isinstance(o, Build):
-            prov = o.unit.province
-            if prov not in m.powers[power].home_centers:
-                raise GameError(f"{m.location_text(prov)} is not a home centre of "
-                                f"{power.capitalize()}.")
-            if prov not in pos.centers.get(power, ()):
-                raise GameError(f"{power.capitalize()} does not own {m.location_text(prov)}.")
-            if pos.unit_at(prov) is not None:
-                raise GameError(f"{m.location_text(prov)} is occupied.")
+        # where a unit can be built is the core's check (check_order above)
         return key, o.text()
     assert isinstance(o, Remove)
     if delta >= 0:
@@ -116,13 +125,17 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
     return key, o.text()
 
 
-def submit_line(seat: Seat, pos: Position, line: str) -> str:
-    """Check and store one order line for the seat's power; returns the canonical order."""
+def submit_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True) -> str:
+    """Check and store one order line for the seat's power; returns the canonical order.
+
+    A refused line (GameError) changes nothing: the unit keeps its previous order, if any.
+    ``check_legality=False`` is the hook for the NO_CHECK rule (see :func:`check_order`).
+    """
     assert seat.power is not None
     current = stored_orders(seat)
     if owed(pos, seat.power) == 0:
         raise GameError(f"{seat.power.capitalize()} has no orders to give in {pos.phase}.")
-    key, text = check_order(pos, seat.power, line, current)
+    key, text = check_order(pos, seat.power, line, current, check_legality=check_legality)
     current[key] = text
     seat.orders = json.dumps(current, sort_keys=True)
     return text

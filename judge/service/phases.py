@@ -50,7 +50,9 @@ def is_ready(session: Session, game: Game) -> bool:
     """Every power owing orders has given them all, and nobody asked to wait."""
     if game.state != "active":
         return False
-    if any(s.wait for s in seats(session, game, "power")):
+    players = [s for s in seats(session, game, "power") if s.power]
+    # with nobody left playing (all resigned or ejected) only the deadline moves the game on
+    if not players or any(s.wait for s in players):
         return False
     return not waiting_powers(session, game)
 

@@ -8,7 +8,7 @@ from typing import Callable
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity
+from judge.commands.identity import Identity, process_when_ready
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import judge_date, outgoing_for
@@ -145,6 +145,8 @@ def eject_command(ctx: Context, cmd: Command) -> None:
         raise CommandError(f"nobody like that plays in {game.name}.")
     events = leave(ctx.session, game, found[0], "ejected")
     _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}.")
+    # the power no longer owes orders: the others' may now complete the phase
+    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
 
 
 @command("POSITION", roles=Role.MASTER, states=frozenset({"forming", "paused"}),

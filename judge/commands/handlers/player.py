@@ -90,3 +90,5 @@ def resign_command(ctx: Context, cmd: Command) -> None:
     ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
     ctx.identity = None
     ctx.answer(cmd.line_no, cmd.text, f"You have resigned from {game.name}.")
+    # the power no longer owes orders: the others' may now complete the phase
+    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
