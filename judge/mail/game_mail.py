@@ -2,7 +2,8 @@
 queues rendered mails in the caller's transaction.
 
 Subjects and the ``::`` header lines follow the Judge (DESIGN §3.4), which mapping tools parse:
-``JUDGE:war1901 - S1901M Results``, ``… Late Notice: FR``, ``… Victory: F``.
+``JUDGE:war1901 - S1901M Results``, ``… Late Notice: FR``, ``… Victory: F``,
+``… Draw Declared: AEF``, ``… Concession: A``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,17 @@ def _subject(judge_name: str, event: Event, what: str) -> str:
     return f"{judge_name}:{event.game} - {event.phase} {what}"
 
 
+def _ending_subject(e: GameEnded) -> str:
+    """``Victory: F``, ``Draw Declared: AEF``, ``Concession: A`` or ``Terminated``."""
+    if e.how == "victory" and e.winner:
+        return f"Victory: {letters([e.winner], e.variant)}"
+    if e.how == "draw" and e.members:
+        return f"Draw Declared: {letters(e.members, e.variant)}"
+    if e.how == "concession" and e.members:
+        return f"Concession: {letters(e.members, e.variant)}"
+    return "Terminated"
+
+
 def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
     out: list[Outgoing] = []
     for e in events:
@@ -60,8 +72,7 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
                                 _subject(judge_name, e, f"Late Notice: {letters(e.powers)}"),
                                 variables, e.game))
         elif isinstance(e, GameEnded):
-            what = (f"Victory: {letters([e.winner])}" if e.how == "victory" and e.winner
-                    else "Terminated")
+            what = _ending_subject(e)
             out.append(Outgoing("game/ended.txt", list(e.to), _subject(judge_name, e, what),
                                 variables, e.game))
         elif isinstance(e, GameNotice):

@@ -45,8 +45,10 @@ class PhaseProcessed(GameEvent):
 @dataclass(frozen=True)
 class GameEnded(GameEvent):
     phase: str
-    how: str  # victory | terminated
+    how: str  # victory | terminated | draw | concession
     winner: str | None = None
+    members: tuple[str, ...] = ()  # a draw's powers or the power conceded to (map order)
+    reason: str = ""  # why a vote passed, never whose vote it was
 
 
 @dataclass(frozen=True)

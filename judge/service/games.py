@@ -14,13 +14,14 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.clock import as_utc, utcnow
 from judge.core import initial_position, load_map
 from judge.service import clock
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, GameNotice, GameStarted, PowerAssigned
 from judge.service.passwords import check_password, hash_password
-from judge.service.positions import dump_position
+from judge.service.positions import dump_position, load_position
+from judge.service.results import record_result
 from judge.store.models import Game, Seat, SignonFailure
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
@@ -263,9 +264,12 @@ def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
     return [notice(session, game, "Resumed", f"The master has resumed {game.name}.")]
 
 
-def terminate_game(session: Session, game: Game) -> list[Event]:
+def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:
     if game.state in ("finished", "terminated"):
         raise GameError(f"{game.name} is already over.")
+    if game.state != "forming":  # a game that never started has no result to record
+        record_result(session, game, "ended", (), game.phase,
+                      load_position(game.variant, game.position), now or utcnow())
     game.state = "terminated"
     clock.stop_clock(game)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),

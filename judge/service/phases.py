@@ -15,12 +15,13 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
-from judge.service import clock
+from judge.service import clock, draws
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, PhaseProcessed
 from judge.service.games import audience, notice, seats, variant_title
 from judge.service.orders import order_set, orders_for_adjudication, owed, stored_orders
 from judge.service.positions import dump_position, load_position, parse_position_block
+from judge.service.results import clear_result, eliminated_between, record_result
 from judge.store.models import Game, PhaseSnapshot
 
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
@@ -97,6 +98,8 @@ def results_facts(m: Map, before: Position, res: PhaseResult) -> dict[str, Any]:
                 facts["adjustments"].append([power.capitalize(), n_c, n_u, n_c - n_u])
     winner = nxt.winner()
     facts["winner"] = winner.capitalize() if winner else None
+    # recorded as the phase is processed: the game result reads them from the snapshots
+    facts["eliminated"] = eliminated_between(before, nxt)
     return facts
 
 
@@ -110,6 +113,10 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
     """Adjudicate the current phase with the orders given (defaults for the rest)."""
     if game.state not in ("active", "paused"):
         raise GameError(f"{game.name} is {game.state}: there is no phase to process.")
+    # Votes are evaluated one last time before the phase clears them.
+    ended = draws.at_phase_end(session, game, now)
+    if ended:
+        return ended
     # The conditional bump is the guard: whoever saw this phase and version first wins.
     won = session.execute(update(Game).where(Game.id == game.id, Game.phase == game.phase,
                                              Game.version == game.version)
@@ -145,12 +152,14 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
     game.phase, game.position = str(pos.phase), dump_position(pos)
     for s in seats(session, game, "power"):
         s.orders, s.wait = "{}", False
+    draws.clear_votes(session, game)
     winner = pos.winner()
     events: list[Event] = []
     base = dict(game=game.name, variant=variant_title(game), to=audience(session, game))
     if winner:
         game.state, game.winner = "finished", winner
         clock.stop_clock(game)
+        record_result(session, game, "solo", (winner,), played, pos, now)
     elif game.state == "active":
         clock.start_clock(game, now)
     if processed is not None:
@@ -180,6 +189,8 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
             s.rolled_back = True
     if game.state == "finished":
         game.state, game.winner = "active", None
+        clear_result(session, game)
+    draws.clear_votes(session, game)
     game.version += 1
     pos = load_position(game.variant, target.position_before)
     game.phase, game.position = str(pos.phase), target.position_before
@@ -221,6 +232,7 @@ def set_position(session: Session, game: Game, phase: str | None, lines: list[st
     game.phase, game.position = str(pos.phase), dump_position(pos)
     for s in seats(session, game, "power"):
         s.orders, s.wait = "{}", False
+    draws.clear_votes(session, game)
     counts = ", ".join(f"{p.capitalize()} {n}" for p, n in pos.center_counts().items() if n)
     return [notice(session, game, "Position",
                    f"The master has set up the board of {game.name} at {game.phase}.\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary,
-                        String, Text, UniqueConstraint)
+                        String, Text, UniqueConstraint, false)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -114,6 +114,8 @@ class Game(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     winner: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # the master's SET NODIAS: draws may leave survivors out (DIAS, the default, when False)
+    nodias: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Seat(Base):
@@ -165,3 +167,48 @@ class SignonFailure(Base):
     role: Mapped[str] = mapped_column(String(8), primary_key=True)  # power letter, M or O
     count: Mapped[int] = mapped_column(Integer, default=0)
     window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class DrawVote(Base):
+    """One survivor's vote of the current phase; every row of a game goes when a phase is
+    processed.  ``kind`` and ``value`` by voting mode (judge.service.draws):
+
+    * ``draw``: SET DRAW -- ``ALL`` (DIAS) or the listed powers, space-separated (NoDIAS);
+    * ``concede``: SET CONCEDE -- the power conceded to;
+    * ``proposal``: PROPOSE (PROPOSE_DIAS) -- ``DIAS`` or ``CONCEDE <power>``, one per game;
+    * ``answer``: VOTE YES|NO to the proposal (PROPOSE_DIAS) -- ``YES`` or ``NO``;
+    * ``nodias``: VOTE SOLO|LOSS|<n> (NO_DIAS) -- ``SOLO``, ``LOSS`` or the number.
+    """
+
+    __tablename__ = "draw_votes"
+
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    power: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    cast_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class GameResult(Base):
+    """How a game ended, for tournaments (judge.core.scoring reads the same facts).
+
+    ``result`` is solo | concession | draw | ended (the master's TERMINATE); ``members`` the
+    winner or the draw's powers, space-separated; ``phase``/``year`` when it ended; JSON maps
+    power → final centres, power → player address, power → phase of elimination (the phase
+    whose processing took the power's last centre and unit; null when the master's POSITION
+    took it off the board).  RESUME or ROLLBACK of an ended game deletes the row.
+    """
+
+    __tablename__ = "game_results"
+
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    result: Mapped[str] = mapped_column(String(16))
+    members: Mapped[str] = mapped_column(Text, default="")
+    phase: Mapped[str] = mapped_column(String(8))
+    year: Mapped[int] = mapped_column(Integer)
+    centers: Mapped[str] = mapped_column(Text)
+    players: Mapped[str] = mapped_column(Text)
+    eliminated: Mapped[str] = mapped_column(Text)
+    ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

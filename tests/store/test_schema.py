@@ -26,6 +26,7 @@ from judge.store.schema import (SchemaOutOfDate, alembic_config, current_revisio
                                 ensure_schema, head_revision, upgrade)
 
 JUDGE_TABLES = {"inbound", "outbox", "reply_count", "games", "seats", "phase_snapshots",
+                "draw_votes", "game_results",
                 "signon_failures"}
 PG_URL = os.environ.get("JUDGE_TEST_DATABASE_URL")
 

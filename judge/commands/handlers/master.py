@@ -54,7 +54,7 @@ _simple("RESUME", frozenset({"paused"}), "restart a paused game",
         lambda ctx, g: resume_game(ctx.session, g, ctx.now),
         "{game.name} is running again, at {game.phase}.")
 _simple("TERMINATE", None, "end the game now",
-        lambda ctx, g: terminate_game(ctx.session, g), "{game.name} is terminated.")
+        lambda ctx, g: terminate_game(ctx.session, g, ctx.now), "{game.name} is terminated.")
 _simple("PROCESS", RUNNING, "process the current phase now",
         lambda ctx, g: process_phase(ctx.session, g, ctx.now, "master"),
         "Processed; {game.name} is now at {game.phase}.")

@@ -1,0 +1,451 @@
+"""Draw and concession votes over the store: cast, withdraw, evaluate, end the game.
+
+The rules are the core's (:mod:`judge.core.draws`); this module keeps the votes of the
+current phase in ``draw_votes``, asks the core after every vote (and once more at phase end,
+before the votes are cleared) whether the game ends, and if it does, ends it: state
+``finished``, the clock stopped, the result recorded, a :class:`GameEnded` event for everyone.
+
+Refusals raise :class:`GameError` and change nothing, so an error keeps the previous vote.
+Who may vote (a survivor's player, never the master or an observer) is checked by the
+command handlers; that the power is still a survivor is checked here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.core import Position, load_map
+from judge.core import draws as core
+from judge.service import clock
+from judge.service.errors import GameError
+from judge.service.events import Event, GameEnded
+from judge.service.games import audience, notice, rules_of, variant_title
+from judge.service.positions import load_position
+from judge.service.results import record_result, result_of, clear_result
+from judge.store.models import DrawVote, Game
+
+RUNNING = ("active", "paused")
+MODE_NAMES = {"DIAS": "DIAS", "NODIAS": "NoDIAS", "PROPOSE_DIAS": "PROPOSE_DIAS",
+              "NO_DIAS": "NO_DIAS"}
+MODE_COMMANDS = {
+    "DIAS": "SET DRAW, SET NODRAW, SET CONCEDE <power> and SET NOCONCEDE",
+    "NODIAS": "SET DRAW <powers>, SET NODRAW, SET CONCEDE <power> and SET NOCONCEDE",
+    "PROPOSE_DIAS": "PROPOSE DIAS, PROPOSE CONCEDE <power>, VOTE YES and VOTE NO",
+    "NO_DIAS": "VOTE SOLO, VOTE LOSS and VOTE <n>",
+}
+
+
+@dataclass
+class Cast:
+    """What a vote did: the reply's text and the announcements it caused."""
+
+    text: str
+    events: list[Event] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- lookups
+
+def mode_of(game: Game) -> core.Mode:
+    return core.draw_mode(rules_of(game), game.nodias)
+
+
+def mode_name(game: Game) -> str:
+    return MODE_NAMES[mode_of(game)]
+
+
+def _position(game: Game) -> Position:
+    return load_position(game.variant, game.position)
+
+
+def survivors(game: Game) -> tuple[str, ...]:
+    return _position(game).survivors()
+
+
+def _powers(game: Game) -> tuple[str, ...]:
+    return tuple(load_map(game.variant).powers)
+
+
+def _rows(session: Session, game: Game, kind: str | None = None) -> list[DrawVote]:
+    q = select(DrawVote).where(DrawVote.game_id == game.id)
+    if kind:
+        q = q.where(DrawVote.kind == kind)
+    return list(session.scalars(q.order_by(DrawVote.power, DrawVote.kind)))
+
+
+def _row(session: Session, game: Game, power: str, kind: str) -> DrawVote | None:
+    return session.get(DrawVote, (game.id, power, kind))
+
+
+def _put(session: Session, game: Game, power: str, kind: str, value: str,
+         now: datetime) -> None:
+    row = _row(session, game, power, kind)
+    if row is None:
+        session.add(DrawVote(game_id=game.id, power=power, kind=kind, value=value, cast_at=now))
+    else:
+        row.value, row.cast_at = value, now
+    session.flush()
+
+
+def _drop(session: Session, game: Game, power: str | None, kind: str) -> bool:
+    rows = [r for r in _rows(session, game, kind) if power is None or r.power == power]
+    for r in rows:
+        session.delete(r)
+    session.flush()
+    return bool(rows)
+
+
+def clear_votes(session: Session, game: Game) -> None:
+    """Every vote and proposal of the game goes (a phase was processed, the mode changed…)."""
+    for r in _rows(session, game):
+        session.delete(r)
+    session.flush()
+
+
+def _name(power: str) -> str:
+    return power.capitalize()
+
+
+def _names(powers: object) -> str:
+    return ", ".join(_name(p) for p in powers)  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- checks
+
+def _voter(game: Game, power: str, command: str, modes: tuple[str, ...]) -> tuple[str, ...]:
+    """The survivors, once the game, the mode and the power allow ``command``."""
+    if game.state not in RUNNING:
+        raise GameError(f"{game.name} is {game.state}: there is nothing to vote on.")
+    mode = mode_of(game)
+    if mode not in modes:
+        raise GameError(f"{command} is not used in {game.name}, which votes by "
+                        f"{MODE_NAMES[mode]}: its votes are {MODE_COMMANDS[mode]} "
+                        f"(GET DRAWS explains them).")
+    alive = survivors(game)
+    if power not in alive:
+        raise GameError(f"{_name(power)} has been eliminated from {game.name}: only "
+                        f"survivors vote.")
+    return alive
+
+
+def _refuse(error: core.VoteError, keep: str = "your previous vote stands") -> GameError:
+    return GameError(f"{error.message}; {keep}.")
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def evaluate(session: Session, game: Game) -> core.Outcome:
+    """The state of the voting under the game's mode; ``ends_game`` when a result passed."""
+    alive = survivors(game)
+    mode = mode_of(game)
+    rows = _rows(session, game)
+    by_kind: dict[str, dict[str, str]] = {}
+    for r in rows:
+        by_kind.setdefault(r.kind, {})[r.power] = r.value
+    if mode in ("DIAS", "NODIAS"):
+        draws = by_kind.get("draw", {})
+        if mode == "DIAS":
+            outcome = core.evaluate_dias(alive, draws.keys())
+        else:
+            outcome = core.evaluate_nodias(
+                alive, {p: frozenset(v.split()) for p, v in draws.items()})
+        if outcome.ends_game:
+            return outcome
+        return core.evaluate_concession(alive, by_kind.get("concede", {}))
+    if mode == "PROPOSE_DIAS":
+        return core.evaluate_proposal(alive, _proposal(session, game),
+                                      {p: v == "YES" for p, v in by_kind.get("answer",
+                                                                             {}).items()})
+    votes = {p: core.parse_no_dias_vote(v, _powers(game))
+             for p, v in by_kind.get("nodias", {}).items()}
+    return core.evaluate_no_dias(alive, {p: v for p, v in votes.items()
+                                         if isinstance(v, core.NoDiasVote)})
+
+
+def _check(session: Session, game: Game, now: datetime) -> list[Event]:
+    outcome = evaluate(session, game)
+    return end_by_agreement(session, game, outcome, now) if outcome.ends_game else []
+
+
+def at_phase_end(session: Session, game: Game, now: datetime) -> list[Event]:
+    """The last evaluation of the phase's votes, before processing clears them."""
+    if game.state not in RUNNING or not _rows(session, game):
+        return []
+    return _check(session, game, now)
+
+
+def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
+                     now: datetime) -> list[Event]:
+    """End the game with a passed draw or concession."""
+    assert outcome.ends_game
+    pos = _position(game)
+    game.state = "finished"
+    clock.stop_clock(game)
+    clear_votes(session, game)
+    record_result(session, game, outcome.kind, outcome.members, game.phase, pos, now)
+    return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
+                      phase=game.phase, how=outcome.kind, members=tuple(
+                          p for p in pos.map.powers if p in outcome.members),
+                      reason=outcome.reason)]
+
+
+def _after_vote(session: Session, game: Game, now: datetime, text: str) -> Cast:
+    events = _check(session, game, now)
+    if events:
+        ended = events[0]
+        assert isinstance(ended, GameEnded)
+        what = (f"a draw of {_names(ended.members)}" if ended.how == "draw"
+                else f"a concession to {_name(ended.members[0])}")
+        text += f"\nThe vote has passed: {game.name} ends in {what}. Everybody is told."
+    else:
+        text += f"\nThe vote lasts until {game.phase} is processed."
+    return Cast(text, events)
+
+
+# --------------------------------------------------------------------------- DIAS, NoDIAS
+
+def set_draw(session: Session, game: Game, power: str, listed: str, now: datetime) -> Cast:
+    """SET DRAW (DIAS) or SET DRAW <list> (NoDIAS)."""
+    alive = _voter(game, power, "SET DRAW", ("DIAS", "NODIAS"))
+    if mode_of(game) == "DIAS":
+        if listed.strip():
+            raise GameError(f"{game.name} is a DIAS game: a draw includes every survivor, so "
+                            f"SET DRAW takes no list; your previous vote stands.")
+        _put(session, game, power, "draw", "ALL", now)
+        return _after_vote(session, game, now,
+                           f"{_name(power)} accepts a draw of all survivors "
+                           f"({_names(alive)}).")
+    if not listed.strip():
+        raise GameError(f"{game.name} is a NoDIAS game: SET DRAW needs the list of powers "
+                        f"you would share a draw with, e.g. SET DRAW AEF; your previous vote "
+                        f"stands.")
+    found = core.parse_power_list(listed, alive, _powers(game))
+    if isinstance(found, core.VoteError):
+        raise _refuse(found)
+    ordered = [p for p in _powers(game) if p in found]
+    _put(session, game, power, "draw", " ".join(ordered), now)
+    if power in found:
+        meaning = ("any draw of these powers that includes you" if len(found) > 1
+                   else "only a concession to you")
+    else:
+        meaning = "any draw of these powers, with or without you"
+    return _after_vote(session, game, now,
+                       f"{_name(power)} votes SET DRAW {_names(ordered)}: {meaning}.")
+
+
+def set_nodraw(session: Session, game: Game, power: str, now: datetime) -> Cast:
+    _voter(game, power, "SET NODRAW", ("DIAS", "NODIAS"))
+    _drop(session, game, power, "draw")
+    if mode_of(game) == "DIAS":
+        text = f"{_name(power)} does not accept a draw."
+    else:
+        text = f"{_name(power)} accepts no draw, only a concession to {_name(power)}."
+    return _after_vote(session, game, now, text)
+
+
+def set_concede(session: Session, game: Game, power: str, target_text: str,
+                now: datetime) -> Cast:
+    alive = _voter(game, power, "SET CONCEDE", ("DIAS", "NODIAS"))
+    target = core.parse_power(target_text, alive, _powers(game))
+    if isinstance(target, core.VoteError):
+        raise _refuse(target)
+    if target == power:
+        _drop(session, game, power, "concede")
+        return _after_vote(session, game, now,
+                           f"A concession to your own power counts as no concession: "
+                           f"{_name(power)} concedes to nobody.")
+    _put(session, game, power, "concede", target, now)
+    return _after_vote(session, game, now, f"{_name(power)} concedes the game to "
+                                           f"{_name(target)}.")
+
+
+def set_noconcede(session: Session, game: Game, power: str, now: datetime) -> Cast:
+    _voter(game, power, "SET NOCONCEDE", ("DIAS", "NODIAS"))
+    _drop(session, game, power, "concede")
+    return _after_vote(session, game, now, f"{_name(power)} concedes to nobody.")
+
+
+# --------------------------------------------------------------------------- PROPOSE_DIAS
+
+def _proposal(session: Session, game: Game) -> core.Proposal | None:
+    rows = _rows(session, game, "proposal")
+    if not rows:
+        return None
+    words = rows[0].value.split()
+    if words[0] == "DIAS":
+        return core.Proposal("dias", rows[0].power, None)
+    return core.Proposal("concede", rows[0].power, words[1])
+
+
+def _proposal_text(proposal: core.Proposal) -> str:
+    if proposal.kind == "dias":
+        return "a draw of all survivors (PROPOSE DIAS)"
+    return f"a concession to {_name(proposal.target or '')} (PROPOSE CONCEDE)"
+
+
+def propose(session: Session, game: Game, power: str, what: str, now: datetime) -> Cast:
+    """PROPOSE DIAS or PROPOSE CONCEDE <power>; announced to the game without the proposer."""
+    alive = _voter(game, power, "PROPOSE", ("PROPOSE_DIAS",))
+    words = what.split(None, 1)
+    kind = words[0].upper() if words else ""
+    if kind not in ("DIAS", "CONCEDE"):
+        raise GameError("propose DIAS (a draw of all survivors) or CONCEDE <power>.")
+    target: str | None = None
+    if kind == "CONCEDE":
+        if len(words) < 2:
+            raise GameError("name the power to concede to, e.g. PROPOSE CONCEDE F.")
+        found = core.parse_power(words[1], alive, _powers(game))
+        if isinstance(found, core.VoteError):
+            raise _refuse(found, "nothing was proposed")
+        target = found
+    elif len(words) > 1:
+        raise GameError("PROPOSE DIAS takes no power.")
+    current = _proposal(session, game)
+    now_state = evaluate(session, game) if current else None
+    made = core.make_proposal(alive, power, "dias" if kind == "DIAS" else "concede", target,
+                              current=now_state)
+    if isinstance(made, core.VoteError):
+        raise _refuse(made, "nothing was proposed")
+    _drop(session, game, None, "proposal")
+    _drop(session, game, None, "answer")
+    _put(session, game, power, "proposal", "DIAS" if target is None else f"CONCEDE {target}",
+         now)
+    announcement = notice(session, game, "Proposal",
+                          f"A proposal has been made in {game.name}: "
+                          f"{_proposal_text(made)}.\n"
+                          f"Every survivor other than the proposer answers with VOTE YES or "
+                          f"VOTE NO before {game.phase} is processed; one NO rejects it, and it "
+                          f"lapses when the phase is processed.")
+    cast = _after_vote(session, game, now, f"You propose {_proposal_text(made)}; the game "
+                                           f"is told, without your name.")
+    if cast.events:
+        return cast
+    return Cast(cast.text, [announcement])
+
+
+def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -> Cast:
+    """VOTE YES / VOTE NO on the open proposal."""
+    _voter(game, power, f"VOTE {'YES' if yes else 'NO'}", ("PROPOSE_DIAS",))
+    proposal = _proposal(session, game)
+    if proposal is None:
+        raise GameError("there is no proposal to answer; make one with PROPOSE DIAS or "
+                        "PROPOSE CONCEDE <power>.")
+    state = evaluate(session, game)
+    if state.kind == "rejected":
+        raise GameError("the last proposal has been rejected; make a new one with PROPOSE.")
+    if proposal.proposer == power:
+        raise GameError("you made the proposal: it counts as your YES.")
+    _put(session, game, power, "answer", "YES" if yes else "NO", now)
+    cast = _after_vote(session, game, now, f"{_name(power)} answers "
+                                           f"{'YES' if yes else 'NO'} to "
+                                           f"{_proposal_text(proposal)}.")
+    if not yes:
+        cast.text = (f"{_name(power)} answers NO: the proposal "
+                     f"{_proposal_text(proposal)} is rejected.")
+        cast.events.append(notice(session, game, "Proposal Rejected",
+                                  f"The proposal of {_proposal_text(proposal)} in {game.name} "
+                                  f"has been rejected. Anybody may make a new one."))
+    return cast
+
+
+# --------------------------------------------------------------------------- NO_DIAS
+
+def vote_no_dias(session: Session, game: Game, power: str, word: str, now: datetime) -> Cast:
+    """VOTE SOLO | LOSS | <n>."""
+    _voter(game, power, f"VOTE {word.upper()}", ("NO_DIAS",))
+    vote = core.parse_no_dias_vote(word, _powers(game))
+    if isinstance(vote, core.VoteError):
+        raise _refuse(vote)
+    _put(session, game, power, "nodias", vote.text(), now)
+    return _after_vote(session, game, now, f"{_name(power)} votes {vote.text()}: "
+                                           f"{describe_no_dias(vote)}.")
+
+
+def describe_no_dias(vote: core.NoDiasVote) -> str:
+    if vote.loss:
+        return "any result without you"
+    if vote.limit == 1:
+        return "only a win for you"
+    return f"a draw of at most {vote.limit} powers that includes you"
+
+
+def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> Cast:
+    """VOTE <word>: an answer in PROPOSE_DIAS games, a NO_DIAS vote in NO_DIAS games."""
+    upper = word.strip().upper()
+    mode = mode_of(game)
+    if mode == "PROPOSE_DIAS":
+        if upper not in ("YES", "NO"):
+            raise GameError(f'{game.name} votes by PROPOSE_DIAS: answer the proposal with '
+                            f'VOTE YES or VOTE NO, not "VOTE {word.strip()}".')
+        return answer(session, game, power, upper == "YES", now)
+    if mode == "NO_DIAS" and upper in ("YES", "NO"):
+        raise GameError(f"{game.name} votes by NO_DIAS: there are no proposals; send VOTE "
+                        f"SOLO, VOTE LOSS or VOTE <n>.")
+    return vote_no_dias(session, game, power, word, now)
+
+
+# --------------------------------------------------------------------------- the master
+
+def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Event]]:
+    """SET DIAS / SET NODIAS: announced to the game, every vote cleared."""
+    word = "NoDIAS" if nodias else "DIAS"
+    if game.state in ("finished", "terminated"):
+        raise GameError(f"{game.name} is over.")
+    chosen = sorted(rules_of(game) & {"PROPOSE_DIAS", "NO_DIAS"})
+    if chosen:
+        raise GameError(f"{game.name} votes by its rule {chosen[0]}; SET DIAS and SET NODIAS "
+                        f"do not apply to it.")
+    if game.nodias == nodias:
+        return f"{game.name} is already {word}; nothing changed.", []
+    game.nodias = nodias
+    clear_votes(session, game)
+    if nodias:
+        text = (f"The master has made {game.name} a NoDIAS game: a draw may leave out "
+                f"survivors who agree to it. Vote with SET DRAW <powers> (GET DRAWS explains "
+                f"the lists). Every vote cast so far has been cleared.")
+    else:
+        text = (f"The master has made {game.name} a DIAS game: every draw includes all "
+                f"survivors. Vote with SET DRAW. Every vote cast so far has been cleared.")
+    return f"{game.name} is now {word}; every vote was cleared.", [
+        notice(session, game, f"Draws: {word}", text)]
+
+
+def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
+    """RESUME of a game that ended in a draw or concession: play goes on, votes cleared."""
+    result = result_of(session, game)
+    if game.state != "finished" or result is None or result.result not in ("draw",
+                                                                            "concession"):
+        how = "a solo victory (ROLLBACK reopens it)" if game.winner else "no draw"
+        raise GameError(f"{game.name} ended in {how}; RESUME restarts only a paused game or "
+                        f"one that ended in a draw or concession.")
+    clear_result(session, game)
+    clear_votes(session, game)
+    game.state = "active"
+    clock.start_clock(game, now)
+    return [notice(session, game, "Resumed",
+                   f"The master has resumed {game.name} after its {result.result}: play goes "
+                   f"on at {game.phase}, and every vote has been cleared.")]
+
+
+def votes_shown(session: Session, game: Game, power: str | None,
+                master: bool) -> list[str]:
+    """The votes LIST shows: a player's own, or (master) everybody's. Votes are secret."""
+    lines = []
+    for r in _rows(session, game):
+        if not master and r.power != power:
+            continue
+        lines.append(f"{_name(r.power)}: {_vote_text(r)}")
+    return lines
+
+
+def _vote_text(row: DrawVote) -> str:
+    if row.kind == "draw":
+        return "SET DRAW" if row.value == "ALL" else f"SET DRAW {row.value.replace(' ', ', ')}"
+    if row.kind == "concede":
+        return f"SET CONCEDE {row.value}"
+    if row.kind == "proposal":
+        return f"PROPOSE {row.value}"
+    return f"VOTE {row.value}"
