@@ -1,5 +1,11 @@
-"""Shared fixtures: a real ``judge serve`` subprocess on a free port, with its own SQLite file
-and Maildir, and helpers to mail it and read its replies."""
+"""Shared fixtures: a real ``judge serve`` subprocess on a free port, with its own database and
+Maildir, and helpers to mail it and read its replies.
+
+Each test gets a fresh, empty database: a SQLite file in its ``tmp_path``, or, when
+``JUDGE_TEST_DATABASE_URL`` names a PostgreSQL server, a database of its own created there
+(``CREATE DATABASE`` from ``template0``) and dropped afterwards.  The URL's database is used only
+to connect for those two statements; the role needs the CREATEDB privilege.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -21,6 +28,60 @@ import pytest
 
 JUDGE_EXE = str(Path(sys.executable).with_name("judge"))
 JUDGE_ADDRESS = "judge@example.org"
+PG_URL = os.environ.get("JUDGE_TEST_DATABASE_URL") or None
+
+
+def on_postgresql() -> bool:
+    """Whether this run's databases are PostgreSQL ones (``JUDGE_TEST_DATABASE_URL`` is set)."""
+    return PG_URL is not None
+
+
+def run_sql(url: str, statement: str, **params: Any) -> list[tuple[Any, ...]]:
+    """Run one SQL statement on ``url`` in its own short transaction; rows if it returns any."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.begin() as conn:
+            result = conn.execute(text(statement), params)
+            return [tuple(r) for r in result] if result.returns_rows else []
+    finally:
+        engine.dispose()
+
+
+class _PostgresDatabases:
+    """Creates and drops one throwaway database per test on the server of ``PG_URL``."""
+
+    def __init__(self, url: str) -> None:
+        from sqlalchemy import create_engine
+        from sqlalchemy.engine import make_url
+        self.base = make_url(url)
+        self.admin = create_engine(self.base, isolation_level="AUTOCOMMIT")
+
+    def create(self) -> str:
+        from sqlalchemy import text
+        name = f"judge_test_{uuid.uuid4().hex[:16]}"
+        with self.admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE template0'))
+        return self.base.set(database=name).render_as_string(hide_password=False)
+
+    def drop(self, url: str) -> None:
+        from sqlalchemy import text
+        from sqlalchemy.engine import make_url
+        name = make_url(url).database
+        with self.admin.connect() as conn:
+            # FORCE: a killed daemon's or a test's forgotten connections must not keep it alive.
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def _pg_databases() -> Iterator[_PostgresDatabases | None]:
+    if PG_URL is None:
+        yield None
+        return
+    databases = _PostgresDatabases(PG_URL)
+    yield databases
+    databases.admin.dispose()
 
 
 def free_port() -> int:
@@ -52,11 +113,11 @@ def read_maildir(path: Path) -> list[EmailMessage]:
     return out
 
 
-def judge_env(tmp: Path, port: int, **overrides: str) -> dict[str, str]:
+def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env.update({
         "JUDGE_JUDGE_ADDRESS": JUDGE_ADDRESS,
-        "JUDGE_DATABASE_URL": f"sqlite:///{tmp / 'judge.db'}",
+        "JUDGE_DATABASE_URL": db_url or f"sqlite:///{tmp / 'judge.db'}",
         "JUDGE_INTAKE_LISTEN": f"127.0.0.1:{port}",
         "JUDGE_OUTBOUND_TRANSPORT": f"maildir:{tmp / 'mail'}",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
@@ -82,7 +143,16 @@ class RunningJudge:
 
     @property
     def db_path(self) -> Path:
+        """The SQLite file (meaningful only when :attr:`db_url` is a SQLite one)."""
         return self.tmp / "judge.db"
+
+    @property
+    def db_url(self) -> str:
+        return self.env["JUDGE_DATABASE_URL"]
+
+    def sql(self, statement: str, **params: Any) -> list[tuple[Any, ...]]:
+        """Run SQL on the judge's database (whichever kind it is), e.g. to look at its queues."""
+        return run_sql(self.db_url, statement, **params)
 
     def start(self) -> "RunningJudge":
         log = open(self.log_path, "ab")
@@ -141,9 +211,14 @@ class RunningJudge:
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    """A fresh SQLite database file for one test."""
-    return f"sqlite:///{tmp_path / 'judge.db'}"
+def db_url(tmp_path: Path, _pg_databases: _PostgresDatabases | None) -> Iterator[str]:
+    """A fresh, empty database for one test: SQLite, or PostgreSQL when configured."""
+    if _pg_databases is None:
+        yield f"sqlite:///{tmp_path / 'judge.db'}"
+        return
+    url = _pg_databases.create()
+    yield url
+    _pg_databases.drop(url)
 
 
 @pytest.fixture
@@ -158,12 +233,14 @@ def store(db_url: str) -> Iterator[Any]:
 
 
 @pytest.fixture
-def judge_factory(tmp_path: Path) -> Iterator[Callable[..., RunningJudge]]:
+def judge_factory(tmp_path: Path, db_url: str) -> Iterator[Callable[..., RunningJudge]]:
+    """Starts ``judge serve`` processes; all of one test share its database and Maildir."""
     started: list[RunningJudge] = []
 
     def start(**overrides: str) -> RunningJudge:
         port = free_port()
-        running = RunningJudge(tmp_path, port, judge_env(tmp_path, port, **overrides)).start()
+        env = judge_env(tmp_path, port, db_url, **overrides)
+        running = RunningJudge(tmp_path, port, env).start()
         started.append(running)
         return running
 

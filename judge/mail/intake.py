@@ -64,12 +64,13 @@ def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
         return _SqliteInbound.of(store).insert(arrivals)
     now = utcnow()
     stmt = pg_insert(InboundMessage).on_conflict_do_nothing(
-        index_elements=["message_id", "recipient"])
+        index_elements=["message_id", "recipient"]).returning(InboundMessage.id)
     with store.engine.begin() as conn:
-        # One statement each, so rowcount tells duplicates apart.
-        return sum(conn.execute(stmt, dict(
+        # One statement each; a duplicate returns no row.  (rowcount is not to be trusted here:
+        # psycopg reports -1 for an INSERT that SQLAlchemy runs with RETURNING.)
+        return sum(len(conn.execute(stmt, dict(
             message_id=a.message_id, recipient=a.recipient, envelope_sender=a.envelope_sender,
-            raw=a.raw, received_at=now, status="new", attempts=0)).rowcount or 0
+            raw=a.raw, received_at=now, status="new", attempts=0)).all())
             for a in arrivals)
 
 

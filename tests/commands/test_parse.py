@@ -193,10 +193,10 @@ def test_signoff_ends_the_mail_and_is_answered(config: Config) -> None:
     assert "rest of the mail was not read" in answers[1].response
 
 
-def test_list_answers_even_without_games(config: Config, tmp_path) -> None:
+def test_list_answers_even_without_games(config: Config, db_url: str) -> None:
     from judge.store.db import Store
     from judge.store.schema import ensure_schema
-    store = Store(f"sqlite:///{tmp_path / 'judge.db'}")
+    store = Store(db_url)
     ensure_schema(store.engine)
     mail = read_message(make_mail("LIST\nLIST war1901\n").as_bytes(),
                         envelope_sender="alice@example.org", judge_address=config.judge.address)

@@ -7,7 +7,6 @@ import email
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from email import policy
-from pathlib import Path
 from typing import Iterator
 
 import pytest

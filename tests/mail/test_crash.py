@@ -6,7 +6,6 @@ from __future__ import annotations
 import collections
 import signal
 import smtplib
-import sqlite3
 import threading
 import time
 
@@ -32,9 +31,8 @@ def _sender(judge, ids: list[str], accepted: set[str], lock: threading.Lock) -> 
 def _wait_all_answered(judge, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with sqlite3.connect(judge.db_path) as db:
-            waiting = db.execute("SELECT count(*) FROM inbound WHERE status = 'new'").fetchone()[0]
-            unsent = db.execute("SELECT count(*) FROM outbox WHERE status = 'pending'").fetchone()[0]
+        waiting = judge.sql("SELECT count(*) FROM inbound WHERE status = 'new'")[0][0]
+        unsent = judge.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
         if waiting == 0 and unsent == 0:
             return
         time.sleep(0.1)
@@ -74,10 +72,9 @@ def test_sigkill_during_intake_loses_and_duplicates_nothing(judge_factory):
     doubled = [m for m, n in answered.items() if n > 1]
     assert not missing, f"{len(missing)} accepted messages got no reply"
     assert not doubled, f"answered more than once: {doubled[:5]}"
-    with sqlite3.connect(judge.db_path) as db:
-        rows = db.execute("SELECT message_id, status FROM inbound").fetchall()
-        per_inbound = db.execute("SELECT inbound_id, count(*) FROM outbox GROUP BY inbound_id "
-                                 "HAVING count(*) > 1").fetchall()
+    rows = judge.sql("SELECT message_id, status FROM inbound")
+    per_inbound = judge.sql("SELECT inbound_id, count(*) FROM outbox GROUP BY inbound_id "
+                            "HAVING count(*) > 1")
     assert sorted(m for m, _ in rows) == sorted(everything)  # each stored once
     assert {s for _, s in rows} == {"done"}
     assert per_inbound == []  # each processed once

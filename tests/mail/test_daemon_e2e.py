@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import smtplib
-import sqlite3
 import time
 from email import policy
 
@@ -14,8 +13,7 @@ from conftest import JUDGE_ADDRESS, body_of, make_mail
 
 
 def inbound_rows(judge) -> list[tuple[str, str | None]]:
-    with sqlite3.connect(judge.db_path) as db:
-        return db.execute("SELECT status, note FROM inbound ORDER BY id").fetchall()
+    return judge.sql("SELECT status, note FROM inbound ORDER BY id")
 
 
 def wait_processed(judge, count: int, timeout: float = 20) -> list[tuple[str, str | None]]:
@@ -150,8 +148,7 @@ def test_non_ascii_round_trips(judge):
 
 
 def test_store_failure_answers_451_and_keeps_nothing(judge):
-    with sqlite3.connect(judge.db_path) as db:
-        db.execute("DROP TABLE inbound")
+    judge.sql("DROP TABLE inbound")
     with pytest.raises(smtplib.SMTPDataError) as failure:
         judge.send(make_mail("VERSION"))
     assert failure.value.smtp_code == 451
@@ -185,8 +182,7 @@ def test_sigterm_stops_cleanly_and_quickly(judge):
 
 def test_restart_refuses_outdated_schema(judge):
     assert judge.stop() == 0
-    with sqlite3.connect(judge.db_path) as db:
-        db.execute("UPDATE alembic_version SET version_num = 'ancient'")
+    judge.sql("UPDATE alembic_version SET version_num = 'ancient'")
     result = judge.cli("serve")
     assert result.returncode != 0
     assert "judge db upgrade" in result.stderr

@@ -31,10 +31,10 @@ def config(tmp_path: Path) -> Config:
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+def store(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     # The cap counts per UTC day: pin the pipeline's clock so the test never straddles midnight.
     monkeypatch.setattr(pipeline, "utcnow", lambda: NOW)
-    s = Store(f"sqlite:///{tmp_path / 'judge.db'}")
+    s = Store(db_url)
     ensure_schema(s.engine)
     yield s
     s.dispose()

@@ -1,9 +1,8 @@
 """The store's schema: Alembic migrations, the models they must match, the check `judge serve`
 makes before it starts, and the SQLite connection settings the reliability rules need.
 
-Every test takes a ``database_url``: a fresh SQLite file always, and the PostgreSQL database
-named by ``JUDGE_TEST_DATABASE_URL`` when that is set (its judge tables are dropped before and
-after each test, so point it at a throwaway database).
+Every test takes a ``database_url``: the fresh database of conftest's ``db_url`` (SQLite, or a
+throwaway PostgreSQL database when ``JUDGE_TEST_DATABASE_URL`` is set; CI runs both).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from conftest import JUDGE_EXE
 from judge.store.db import Store
@@ -28,28 +27,12 @@ from judge.store.schema import (SchemaOutOfDate, alembic_config, current_revisio
 JUDGE_TABLES = {"inbound", "outbox", "reply_count", "games", "seats", "phase_snapshots",
                 "draw_votes", "game_results",
                 "signon_failures"}
-PG_URL = os.environ.get("JUDGE_TEST_DATABASE_URL")
 
 
-def _drop_everything(url: str) -> None:
-    engine = create_engine(url)
-    try:
-        with engine.begin() as conn:
-            for table in (*JUDGE_TABLES, "alembic_version"):
-                conn.execute(text(f"DROP TABLE IF EXISTS {table} CASCADE"))
-    finally:
-        engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"] if PG_URL else ["sqlite"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'judge.db'}"
-        return
-    assert PG_URL
-    _drop_everything(PG_URL)
-    yield PG_URL
-    _drop_everything(PG_URL)
+@pytest.fixture
+def database_url(db_url: str) -> str:
+    """A fresh, empty database: SQLite, or PostgreSQL with ``JUDGE_TEST_DATABASE_URL`` set."""
+    return db_url
 
 
 @pytest.fixture
