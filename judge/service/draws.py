@@ -443,9 +443,9 @@ def votes_shown(session: Session, game: Game, power: str | None,
 
 def _vote_text(row: DrawVote) -> str:
     if row.kind == "draw":
-        return "SET DRAW" if row.value == "ALL" else f"SET DRAW {row.value.replace(' ', ', ')}"
+        return "SET DRAW" if row.value == "ALL" else f"SET DRAW {_names(row.value.split())}"
     if row.kind == "concede":
-        return f"SET CONCEDE {row.value}"
+        return f"SET CONCEDE {_name(row.value)}"
     if row.kind == "proposal":
         return f"PROPOSE {row.value}"
     return f"VOTE {row.value}"

@@ -80,19 +80,19 @@ def test_command_words_are_case_insensitive_and_args_kept() -> None:
 
 def test_longest_multi_word_command_wins(scratch_registry: None) -> None:
     registry.command("SET", syntax="SET <what>")(noop)
-    registry.command("SET", "DRAW", syntax="SET DRAW [<powers>]")(noop)
-    items = parse_lines(["set draw AEF", "SET COLOUR", "Set Drawing", "SET   DRAW"])
+    registry.command("SET", "DRUM", syntax="SET DRUM [<beats>]")(noop)
+    items = parse_lines(["set drum AEF", "SET COLOUR", "Set Drumming", "SET   DRUM"])
     assert describe(items) == [
-        (1, "SET DRAW", ("AEF",)),
+        (1, "SET DRUM", ("AEF",)),
         (2, "SET", ("COLOUR",)),
-        (3, "SET", ("Drawing",)),
-        (4, "SET DRAW", ()),
+        (3, "SET", ("Drumming",)),
+        (4, "SET DRUM", ()),
     ]
     assert items[0].rest == "AEF"
 
 
 def test_scratch_registrations_do_not_leak() -> None:
-    assert registry.lookup(["SET", "DRAW"]) is None
+    assert registry.lookup(["SET", "DRUM"]) is None
 
 
 def test_a_registered_command_name_cannot_be_taken_twice(scratch_registry: None) -> None:

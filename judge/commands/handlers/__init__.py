@@ -1,3 +1,3 @@
 """Command handlers, one module per group of commands; importing them registers them."""
 
-from judge.commands.handlers import games, general, master, player  # noqa: F401
+from judge.commands.handlers import draws, games, general, master, player  # noqa: F401

@@ -96,9 +96,28 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
                 deadline=judge_date(clock.deadline_of(game)) if game.state == "active" else "",
                 npowers=len(pos.map.powers), mine=mine_orders,
+                **draw_facts(ctx, game, identity, is_master),
                 durations=[clock.format_duration(x) for x in (
                     game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
                     game.grace_seconds)])
+
+
+def draw_facts(ctx: Context, game: Game, identity: object | None, is_master: bool) -> dict:
+    """How the game votes, how it ended, and the votes LIST may show: a player's own, or
+    (master) everybody's -- votes are secret."""
+    from judge.service.draws import mode_name, votes_shown
+    from judge.service.results import result_of
+    power = getattr(identity, "power", None) if identity is not None else None
+    votes = (votes_shown(ctx.session, game, power, is_master)
+             if is_master or power is not None else [])
+    result = result_of(ctx.session, game)
+    ended = ""
+    if result is not None and result.result in ("draw", "concession"):
+        members = ", ".join(p.capitalize() for p in result.members.split())
+        ended = (f"Ended in {result.phase} in a draw of {members}." if result.result == "draw"
+                 else f"Ended in {result.phase} in a concession to {members}.")
+    return dict(draw_mode=mode_name(game), votes=votes, voting=is_master or power is not None,
+                ended=ended)
 
 
 def command_summaries() -> list[tuple[str, str]]:

@@ -1,5 +1,6 @@
-"""Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME, TERMINATE,
-PROCESS, ROLLBACK, ROLLFORWARD, SET DEADLINE, SET GRACE, BECOME, EJECT, POSITION."""
+"""Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME (also of a game
+ended by a draw or concession), TERMINATE, PROCESS, ROLLBACK, ROLLFORWARD, SET DEADLINE,
+SET GRACE, BECOME, EJECT, POSITION."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import judge_date, outgoing_for
 from judge.service import clock
+from judge.service.draws import resume_ended
 from judge.service.events import Event
 from judge.service.games import (leave, lock_game, pause_game, power_named, power_seat,
                                  resume_game, seats, start_game, terminate_game)
@@ -50,8 +52,10 @@ _simple("START", frozenset({"forming"}), "start a game that has players",
         lambda ctx, g: start_game(ctx.session, g, ctx.now), "{game.name} has started.")
 _simple("PAUSE", frozenset({"active"}), "stop the clock: no deadlines run",
         lambda ctx, g: pause_game(ctx.session, g), "{game.name} is paused.")
-_simple("RESUME", frozenset({"paused"}), "restart a paused game",
-        lambda ctx, g: resume_game(ctx.session, g, ctx.now),
+_simple("RESUME", frozenset({"paused", "finished"}),
+        "restart a paused game, or one ended by a draw or concession",
+        lambda ctx, g: (resume_game(ctx.session, g, ctx.now) if g.state == "paused"
+                        else resume_ended(ctx.session, g, ctx.now)),
         "{game.name} is running again, at {game.phase}.")
 _simple("TERMINATE", None, "end the game now",
         lambda ctx, g: terminate_game(ctx.session, g, ctx.now), "{game.name} is terminated.")
