@@ -62,5 +62,25 @@ def wait_broadcast(judge: RunningJudge, subject: str, timeout: float = 20) -> Em
                          f"{[str(m['Subject']) for m in judge.replies()]}")
 
 
+def wait_assignments(judge: RunningJudge, addresses: list[str], timeout: float = 20
+                     ) -> dict[str, str]:
+    """address → power from the "You are <power>" mails, once every address has its own.
+
+    The judge writes its mails one at a time (the reply first, then each copy of each
+    broadcast), so a mail seen in the Maildir says nothing about the ones queued after it:
+    wait for the very mails wanted, never for "some mail" or a count of files.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        found = {str(m["To"]): str(m["Subject"]).rsplit(" ", 1)[1].upper()
+                 for m in judge.replies() if " You are " in str(m["Subject"])}
+        if all(a in found for a in addresses):
+            return {a: found[a] for a in addresses}
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no power assignment for "
+                                 f"{[a for a in addresses if a not in found]}")
+        time.sleep(0.05)
+
+
 def text(msg: EmailMessage) -> str:
     return body_of(msg).replace("\r\n", "\n")

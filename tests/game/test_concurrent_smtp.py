@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from conftest import RunningJudge, make_mail
-from smtpkit import exchange, one_copy_each, text, wait_broadcast
+from smtpkit import exchange, one_copy_each, text, wait_assignments, wait_broadcast
 
 
 def test_two_players_complete_a_phase_at_the_same_moment(judge: RunningJudge) -> None:
@@ -14,8 +14,7 @@ def test_two_players_complete_a_phase_at_the_same_moment(judge: RunningJudge) ->
     exchange(judge, "a@example.org", "JOIN war1901 pa")
     exchange(judge, "b@example.org", "JOIN war1901 pb")
     exchange(judge, "gm@example.org", "SIGNON Mwar1901 mpw\nSTART")
-    mine = {str(m["To"]): str(m["Subject"]).rsplit(" ", 1)[1].upper()
-            for m in judge.replies() if " You are " in str(m["Subject"])}
+    mine = wait_assignments(judge, ["a@example.org", "b@example.org"])
     units = {"AUSTRIA": "A Vie H\nA Bud H\nF Tri H", "ENGLAND": "F Lon H\nF Edi H\nA Lvp H",
              "FRANCE": "A Par H\nA Mar H\nF Bre H", "GERMANY": "A Mun H\nA Ber H\nF Kie H",
              "ITALY": "A Ven H\nA Rom H\nF Nap H", "RUSSIA": "A War H\nA Mos H\nF Sev H\nF StP/SC H",

@@ -4,10 +4,8 @@ the master with POSITION.  Results are read from the judge's Maildir."""
 
 from __future__ import annotations
 
-import time
-
 from conftest import RunningJudge
-from smtpkit import exchange, text, wait_audience, wait_broadcast
+from smtpkit import exchange, text, wait_assignments, wait_audience, wait_broadcast
 
 MASTER = "gm@example.org"
 G = "war1901"
@@ -23,20 +21,13 @@ def test_a_full_game_by_mail(judge: RunningJudge) -> None:
     start = wait_broadcast(judge, f"JUDGE:{G} - S1901M Game Starting")
     assert text(start).startswith(f":: Judge: JUDGE  Game: {G}  Variant: Standard\n"
                                   ":: Deadline: S1901M ")
-    # The judge writes its mails one by one: the first copy of "Game Starting" can be in the
-    # Maildir before the "You are" mails queued after it, so wait for each of those too.
-    deadline = time.monotonic() + 20
-    while True:
-        assigned = [[m for m in judge.replies() if str(m["To"]) == address
-                     and " You are " in str(m["Subject"])] for address in players]
-        if all(assigned) or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    who: dict[str, tuple[str, str]] = {}
-    for i, (address, found) in enumerate(zip(players, assigned)):
-        (mine,) = found
-        who[str(mine["Subject"]).rsplit(" ", 1)[1].upper()] = (address, f"pw{i}")
+    # the first copy of "Game Starting" can be in the Maildir before the "You are" mails
+    assigned = wait_assignments(judge, players)
+    who = {power: (address, f"pw{players.index(address)}") for address, power in assigned.items()}
     assert len(who) == 7
+    for address in players:
+        assert len([m for m in judge.replies() if str(m["To"]) == address
+                    and " You are " in str(m["Subject"])]) == 1
 
     def orders(power: str, *lines: str) -> str:
         address, pw = who[power]
