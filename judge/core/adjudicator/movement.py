@@ -7,6 +7,7 @@ The result is the new board (dislodged units set aside with their legal retreats
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from judge.core.adjudicator.binding import OrdersIn, bind_unit_orders
 from judge.core.adjudicator.legality import (check_convoy, check_move, check_support,
@@ -14,7 +15,7 @@ from judge.core.adjudicator.legality import (check_convoy, check_move, check_sup
 from judge.core.adjudicator.resolver import (ConvoyDecision, Decision, MoveDecision, Resolver,
                                              SupportDecision)
 from judge.core.board import Dislodged, Position, Unit
-from judge.core.maps import ARMY, province_of
+from judge.core.maps import ARMY
 from judge.core.orders import Convoy, Hold, Move, Order, Support, UnitSpec
 from judge.core.phases import MOVEMENT
 from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult)
@@ -27,6 +28,22 @@ class MovementOutcome:
     dislodged: tuple[Dislodged, ...]
 
 
+# Order kinds as small ints: one dict lookup on the order's class instead of a chain of
+# isinstance calls in each pass over the orders.
+_HOLD, _MOVE, _SUPPORT, _CONVOY, _OTHER = range(5)
+_KIND_OF: dict[type, int] = {Hold: _HOLD, Move: _MOVE, Support: _SUPPORT, Convoy: _CONVOY}
+
+
+def _kind(o: Order) -> int:
+    k = _KIND_OF.get(type(o))
+    if k is None:  # a subclass of an order class (never made by the parser): as isinstance
+        k = next((tag for cls, tag in _KIND_OF.items() if isinstance(o, cls)), _OTHER)
+    return k
+
+
+_by_province = attrgetter("province")
+
+
 def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     m = pos.map
     units = {u.province: u for u in pos.units}
@@ -34,81 +51,91 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     chosen = bind_unit_orders(m, units, orders, MOVEMENT, results)
     geo = convoy_geometry(m, units.values())
 
-    # -- legality (convoys first: a legal own convoy turns an adjacent move into a convoy) --
-    legal: dict[str, Order] = {}
+    # Locations are "PAR" or "STP/NC": ``loc.partition("/")[0]`` is province_of inlined, as
+    # this function asks it about a hundred times per phase.
+    kinds: dict[str, int] = {}
+    moves: list[tuple[str, Move]] = []
+    supports: list[tuple[str, Support]] = []
+    convoys: list[tuple[str, Convoy]] = []
+    for prov, (_, o) in chosen.items():
+        k = kinds[prov] = _kind(o)
+        if k == _MOVE:
+            moves.append((prov, o))  # type: ignore[arg-type]
+        elif k == _SUPPORT:
+            supports.append((prov, o))  # type: ignore[arg-type]
+        elif k == _CONVOY:
+            convoys.append((prov, o))  # type: ignore[arg-type]
+
+    # -- legality and decisions --------------------------------------------------------------
+    # Convoys are checked first: a legal own convoy turns an adjacent move into a convoy.
+    # Decision ids are moves first, then convoys, then supports, each in the order given.
     why: dict[str, str] = {}
     own_convoys: set[tuple[str, str, str]] = set()
-    for prov, (_, o) in chosen.items():
-        if isinstance(o, Convoy):
-            msg = check_convoy(m, units[prov], o, units.get(o.target.province), geo)
-            if msg:
-                why[prov] = msg
-            else:
-                legal[prov] = o
-                own_convoys.add((units[prov].power, o.target.province, province_of(o.dest)))
-    dest_loc: dict[str, str] = {}
-    convoyed: dict[str, bool] = {}
-    for prov, (_, o) in chosen.items():
-        u = units[prov]
-        if isinstance(o, Move):
-            key = (u.power, prov, province_of(o.dest))
-            got = check_move(m, u, o, geo, key in own_convoys)
-            if isinstance(got, str):
-                why[prov] = got
-            else:
-                legal[prov] = o
-                dest_loc[prov], convoyed[prov] = got
-        elif isinstance(o, Support):
-            msg = check_support(m, u, o, units.get(o.target.province), geo)
-            if msg:
-                why[prov] = msg
-            else:
-                legal[prov] = o
-        elif isinstance(o, Hold):
-            legal[prov] = o
+    legal_convoys: list[tuple[str, str, str]] = []  # (fleet, army, destination) provinces
+    for prov, o in convoys:
+        u, aprov = units[prov], o.target.province
+        msg = check_convoy(m, u, o, units.get(aprov), geo)
+        if msg:
+            why[prov] = msg
+        else:
+            dprov = o.dest.partition("/")[0]
+            legal_convoys.append((prov, aprov, dprov))
+            own_convoys.add((u.power, aprov, dprov))
 
-    # -- decisions ---------------------------------------------------------------------------
     decisions: list[Decision] = []
     move_from: dict[str, int] = {}
     moves_into: dict[str, list[int]] = {}
-    for prov, o in legal.items():
-        if isinstance(o, Move):
-            dprov = province_of(dest_loc[prov])
-            move_from[prov] = len(decisions)
-            moves_into.setdefault(dprov, []).append(len(decisions))
-            decisions.append(MoveDecision(prov, dprov, units[prov].power, convoyed[prov]))
-    for i in move_from.values():
-        mv = decisions[i]
-        j = move_from.get(mv.dest)  # type: ignore[union-attr]
-        if j is not None and not mv.convoyed:  # type: ignore[union-attr]
-            other = decisions[j]
-            if other.dest == mv.src and not other.convoyed:  # type: ignore[union-attr]
-                mv.opposing = j  # type: ignore[union-attr]
+    dest_loc: dict[str, str] = {}
+    for prov, o in moves:
+        u = units[prov]
+        got = check_move(m, u, o, geo, (u.power, prov, o.dest.partition("/")[0]) in own_convoys)
+        if isinstance(got, str):
+            why[prov] = got
+            continue
+        loc, via = got
+        dprov = loc.partition("/")[0]
+        dest_loc[prov] = loc
+        move_from[prov] = i = len(decisions)
+        moves_into.setdefault(dprov, []).append(i)
+        decisions.append(MoveDecision(prov, dprov, u.power, via))
+    move_decisions: list[MoveDecision] = decisions[:]  # type: ignore[assignment]
+    for mv in move_decisions:
+        j = move_from.get(mv.dest)
+        if j is not None and not mv.convoyed:
+            other = move_decisions[j]
+            if other.dest == mv.src and not other.convoyed:
+                mv.opposing = j
+
+    convoy_id: dict[str, int] = {}
+    for prov, aprov, dprov in legal_convoys:
+        amove = move_from.get(aprov)
+        if amove is not None:
+            mv = move_decisions[amove]
+            if mv.convoyed and mv.dest == dprov:
+                convoy_id[prov] = i = len(decisions)
+                mv.convoys.append(i)
+                decisions.append(ConvoyDecision(prov))
+
     hold_supports: dict[str, list[int]] = {}
     support_id: dict[str, int] = {}
-    convoy_id: dict[str, int] = {}
-    for prov, o in legal.items():
-        if isinstance(o, Support):
-            t = o.target.province
-            tmove = move_from.get(t)
-            if o.dest is None:
-                if tmove is None:
-                    support_id[prov] = len(decisions)
-                    hold_supports.setdefault(t, []).append(len(decisions))
-                    decisions.append(SupportDecision(prov, units[prov].power, None))
-            elif (tmove is not None and decisions[tmove].dest == province_of(o.dest)  # type: ignore[union-attr]
-                  and _coast_agrees(o.dest, dest_loc[t])):
-                support_id[prov] = len(decisions)
-                decisions[tmove].supports.append(len(decisions))  # type: ignore[union-attr]
-                decisions.append(SupportDecision(prov, units[prov].power, province_of(o.dest)))
-        elif isinstance(o, Convoy):
-            amove = move_from.get(o.target.province)
-            if amove is not None:
-                mv = decisions[amove]
-                if mv.convoyed and mv.dest == province_of(o.dest):  # type: ignore[union-attr]
-                    convoy_id[prov] = len(decisions)
-                    mv.convoys.append(len(decisions))  # type: ignore[union-attr]
-                    decisions.append(ConvoyDecision(prov))
+    for prov, o in supports:
+        u, t = units[prov], o.target.province
+        msg = check_support(m, u, o, units.get(t), geo)
+        if msg:
+            why[prov] = msg
+            continue
+        tmove = move_from.get(t)
+        if o.dest is None:
+            if tmove is None:
+                support_id[prov] = i = len(decisions)
+                hold_supports.setdefault(t, []).append(i)
+                decisions.append(SupportDecision(prov, u.power, None))
+        elif tmove is not None:
+            dprov = o.dest.partition("/")[0]
+            if move_decisions[tmove].dest == dprov and _coast_agrees(o.dest, dest_loc[t]):
+                support_id[prov] = i = len(decisions)
+                move_decisions[tmove].supports.append(i)
+                decisions.append(SupportDecision(prov, u.power, dprov))
 
     power_at = {p: u.power for p, u in units.items()}
     resolver = Resolver(decisions, power_at, move_from, moves_into, hold_supports, m.fleet_reach)
@@ -119,7 +146,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     dislodger: dict[str, str] = {}
     for p, i in move_from.items():
         if ok[i]:
-            dest = decisions[i].dest  # type: ignore[union-attr]
+            dest = move_decisions[i].dest
             if dest in units and dest not in moved:
                 dislodger[dest] = p
     after: list[Unit] = []
@@ -128,25 +155,25 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             after.append(Unit(u.power, u.kind, dest_loc[p]))
         elif p not in dislodger:
             after.append(u)
-    occupied = {u.province for u in after}
-    # a standoff leaves a province contested; a move that lost a head-to-head battle does not
-    # (its prevent strength is nil: DATC 6.H.9)
-    contested = set()
-    for i in move_from.values():
-        mv = decisions[i]
-        if not ok[i] and resolver.path(mv) and not (  # type: ignore[arg-type]
-                mv.opposing is not None and ok[mv.opposing]):  # type: ignore[union-attr]
-            contested.add(mv.dest)  # type: ignore[union-attr]
     dislodged: list[Dislodged] = []
-    for p, attacker in sorted(dislodger.items()):
-        u = units[p]
-        by_convoy = convoyed[attacker]
-        options = m.army_adj[p] if u.kind == ARMY else m.fleet_adj.get(u.location, ())
-        retreats = sorted(
-            loc for loc in options
-            if (q := province_of(loc)) not in occupied and q not in contested
-            and (q != attacker or by_convoy) and m.provinces[q].kind != "impassable")
-        dislodged.append(Dislodged(u, tuple(retreats), attacker))
+    if dislodger:
+        occupied = {u.province for u in after}
+        # a standoff leaves a province contested; a move that lost a head-to-head battle does
+        # not (its prevent strength is nil: DATC 6.H.9)
+        contested = set()
+        for i, mv in enumerate(move_decisions):
+            if not ok[i] and resolver.path(mv) and not (
+                    mv.opposing is not None and ok[mv.opposing]):
+                contested.add(mv.dest)
+        for p, attacker in sorted(dislodger.items()):
+            u = units[p]
+            by_convoy = move_decisions[move_from[attacker]].convoyed
+            options = m.army_adj[p] if u.kind == ARMY else m.fleet_adj.get(u.location, ())
+            retreats = sorted(
+                loc for loc in options
+                if (q := loc.partition("/")[0]) not in occupied and q not in contested
+                and (q != attacker or by_convoy) and m.provinces[q].kind != "impassable")
+            dislodged.append(Dislodged(u, tuple(retreats), attacker))
 
     for p, u in units.items():
         text_order = chosen.get(p)
@@ -159,22 +186,22 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             results.append(OrderResult(u.power, u, o, text, INVALID, p in dislodger,
                                        message=why[p]))
             continue
-        if isinstance(o, Move):
-            mv = decisions[move_from[p]]
-            code = OK if ok[move_from[p]] else (
-                NO_CONVOY if not resolver.path(mv) else BOUNCE)  # type: ignore[arg-type]
-        elif isinstance(o, Support):
+        k = kinds[p]
+        if k == _MOVE:
+            i = move_from[p]
+            code = OK if ok[i] else NO_CONVOY if not resolver.path(move_decisions[i]) else BOUNCE
+        elif k == _SUPPORT:
             code = VOID if p not in support_id else OK if ok[support_id[p]] else CUT
-        elif isinstance(o, Convoy):
+        elif k == _CONVOY:
             if p not in convoy_id:
                 code = VOID
             else:
-                army = decisions[move_from[o.target.province]]
-                code = OK if resolver.path(army) else NO_CONVOY  # type: ignore[arg-type]
+                army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
+                code = OK if resolver.path(army) else NO_CONVOY
         else:
             code = OK
         results.append(OrderResult(u.power, u, o, text, code, p in dislodger))
-    return MovementOutcome(tuple(results), tuple(sorted(after, key=lambda u: u.province)),
+    return MovementOutcome(tuple(results), tuple(sorted(after, key=_by_province)),
                            tuple(dislodged))
 
 
