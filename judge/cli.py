@@ -3,32 +3,64 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 from sqlalchemy import select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError
 
 from judge import __version__
 from judge.clock import utcnow
 from judge.config import Config, ConfigError, load_config
+from judge.logs import setup_logging
 
 
-def _setup_logging(verbose: bool) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
-    # Alembic narrates every plugin it loads at INFO; operators need only its warnings.
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    # aiosmtpd logs every SMTP command at INFO; the judge logs what matters per message itself.
-    logging.getLogger("mail.log").setLevel(logging.DEBUG if verbose else logging.WARNING)
-
-
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"judge: {message}", err=True)
     sys.exit(2)
+
+
+def _safe_url(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return (text.splitlines() or [type(exc).__name__])[0].strip()
+
+
+def _open_store(config: Config, create: bool) -> Any:
+    """The store, its database reachable and (with ``create``) its schema current, or exit 2
+    with one line saying what is wrong."""
+    from judge.store.db import Store
+    from judge.store.schema import SchemaOutOfDate, ensure_schema
+    where = _safe_url(config.database.url)
+    try:
+        store = Store(config.database.url)
+    except ModuleNotFoundError as exc:
+        _fail(f"cannot use the database {where}: its driver is not installed ({exc.name}); "
+              "for PostgreSQL install judge[postgres]")
+    except ArgumentError as exc:
+        _fail(f"[database] url is not a database URL: {where} ({_first_line(exc)})")
+    try:
+        if create:
+            ensure_schema(store.engine)
+        else:
+            with store.engine.connect():
+                pass
+    except SchemaOutOfDate as exc:
+        store.dispose()
+        _fail(str(exc))
+    except (OperationalError, InterfaceError) as exc:
+        store.dispose()
+        _fail(f"cannot use the database {where}: {_first_line(exc)}")
+    return store
 
 
 class _Obj:
@@ -47,17 +79,7 @@ class _Obj:
         return self._config
 
     def store(self, create: bool = True) -> Any:
-        from judge.store.db import Store
-        from judge.store.schema import SchemaOutOfDate, ensure_schema
-        store = Store(self.config.database.url)
-        try:
-            if create:
-                ensure_schema(store.engine)
-        except SchemaOutOfDate as exc:
-            _fail(str(exc))
-        except OperationalError as exc:
-            _fail(f"cannot use the database {self.config.database.url}: {exc.orig}")
-        return store
+        return _open_store(self.config, create)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,7 +91,7 @@ class _Obj:
 @click.pass_context
 def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     """An email-driven judge for the board game Diplomacy."""
-    _setup_logging(verbose)
+    setup_logging(verbose)
     ctx.obj = _Obj(config_path)
 
 
@@ -78,15 +100,8 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 def serve(obj: _Obj) -> None:
     """Run the daemon in the foreground: intake, worker, sender."""
     from judge.daemon import serve as run
-    from judge.store.db import Store
-    from judge.store.schema import SchemaOutOfDate, ensure_schema
     config = obj.config
-    try:
-        ensure_schema(Store(config.database.url).engine)
-    except SchemaOutOfDate as exc:
-        _fail(str(exc))
-    except OperationalError as exc:
-        _fail(f"cannot use the database {config.database.url}: {exc.orig}")
+    _open_store(config, create=True).dispose()
     try:
         run(config)
     except OSError as exc:
@@ -94,15 +109,45 @@ def serve(obj: _Obj) -> None:
 
 
 @main.command("check-config")
+@click.option("--no-database", is_flag=True, help="Check the file only, not the database.")
 @click.pass_obj
-def check_config(obj: _Obj) -> None:
-    """Read the configuration, print it, and say whether it is valid."""
+def check_config(obj: _Obj, no_database: bool) -> None:
+    """Read the configuration, print it, and check that the database is reachable and its
+    schema current.  Exits non-zero, with one line saying why, when something is wrong."""
     config = obj.config
     click.echo(f"configuration from {config.source}:")
-    for section in ("judge", "database", "intake", "outbound", "worker"):
+    for section in ("judge", "database", "intake", "outbound", "worker", "scheduler"):
         for key, value in vars(getattr(config, section)).items():
+            if section == "database" and key == "url":
+                value = _safe_url(value)
             click.echo(f"  [{section}] {key} = {value!r}")
     click.echo("configuration OK")
+    if no_database:
+        return
+    from judge.store.schema import current_revision, head_revision, is_empty
+    url = make_url(config.database.url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        path = Path(url.database)
+        if not path.parent.is_dir():
+            _fail(f"cannot use the database {url}: directory {path.parent} does not exist")
+        if not path.exists():
+            # Connecting would create an empty file: say what will happen instead.
+            click.echo(f"database file {path} does not exist yet: 'judge serve' or "
+                       "'judge db upgrade' creates it")
+            return
+    store = _open_store(config, create=False)
+    try:
+        if is_empty(store.engine):
+            click.echo("database reachable and empty: 'judge serve' or 'judge db upgrade' "
+                       "creates the schema")
+            return
+        current, head = current_revision(store.engine), head_revision(store.engine)
+    finally:
+        store.dispose()
+    if current != head:
+        _fail(f"the database schema is at revision {current or 'none'}, the code needs {head}: "
+              "run 'judge db upgrade'")
+    click.echo(f"database OK: schema at revision {head}")
 
 
 @main.group()
@@ -275,6 +320,11 @@ def adjudicate(jsonl: bool) -> None:
         except InputError as exc:
             _fail(f"{where}{exc}")
         click.echo(json.dumps(result, sort_keys=False) if jsonl else json.dumps(result, indent=1))
+
+
+from judge.cli_tournament import register as _register_tournament  # noqa: E402
+
+_register_tournament(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,6 +6,11 @@ The scheduler runs due game clocks (reminders, late notices, processing) from th
 Intake answers SMTP (or LMTP) on the event loop; database work runs in threads so the loop
 stays responsive.  SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
 within ``[intake] shutdown_grace`` seconds, finishes the message being processed, and exits.
+
+Under systemd (``Type=notify``) it says ``READY=1`` once the database is checked and intake
+listens, ``WATCHDOG=1`` every half ``WatchdogSec`` while its loops keep going round (a loop stuck
+for ``STALL_SECONDS`` stops the pings, and systemd restarts the service), ``STATUS=`` with what
+it has done, and ``STOPPING=1`` when it begins to stop.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from judge.mail.pipeline import Pipeline
 from judge.mail.sender import deliver_due
 from judge.mail.transports import make_transport
 from judge.mail.worker import claim_next, process_claimed
+from judge.notify import Notifier
 from judge.service.scheduler import run_due
 from judge.store.db import Store
 from judge.store.leases import release_dead_leases
@@ -40,6 +46,9 @@ log = logging.getLogger("judge.daemon")
 # most MAX_DEFER between two steps, so a steady stream of mail cannot starve them.
 INTAKE_QUIET = 0.05
 MAX_DEFER = 0.5
+# A loop (worker, sender, scheduler) that has not come round for this long is stuck: the
+# watchdog pings stop.  Long enough for a slow phase adjudication or an SMTP relay timeout.
+STALL_SECONDS = 180.0
 
 
 class Daemon:
@@ -56,6 +65,21 @@ class Daemon:
                                      lmtp=config.intake.protocol == "lmtp")
         self.sessions: set[SMTP] = set()
         self.server: asyncio.AbstractServer | None = None
+        self.notifier = Notifier()
+        self.beats: dict[str, float] = {}  # loop name → event-loop time it last came round
+        self.processed = 0
+        self.sent = 0
+
+    def _beat(self, name: str) -> None:
+        self.beats[name] = asyncio.get_running_loop().time()
+
+    def stuck_loops(self) -> list[str]:
+        now = asyncio.get_running_loop().time()
+        return sorted(name for name, at in self.beats.items() if now - at > STALL_SECONDS)
+
+    def status_line(self) -> str:
+        return (f"{self.config.intake.protocol.upper()} on {self.config.intake.listen}; "
+                f"{self.processed} message(s) processed, {self.sent} outgoing mail(s) handled")
 
     def _protocol(self) -> SMTP:
         cls = LMTP if self.config.intake.protocol == "lmtp" else SMTP
@@ -87,8 +111,12 @@ class Daemon:
                  self.config.outbound.transport)
         tasks = [asyncio.create_task(self._work_loop()), asyncio.create_task(self._send_loop()),
                  asyncio.create_task(self._schedule_loop())]
+        watchdog = asyncio.create_task(self._watchdog_loop())
+        self.notifier.ready(self.status_line())
         await self.stopping.wait()
         log.info("stopping: no new connections")
+        self.notifier.stopping(f"stopping; {self.status_line()}")
+        watchdog.cancel()
         self.server.close()
         await self._drain_sessions()
         self.work_waiting.set()
@@ -98,6 +126,25 @@ class Daemon:
             task.cancel()
         self.store.dispose()
         log.info("stopped")
+        self.notifier.close()
+
+    async def _watchdog_loop(self) -> None:
+        interval = self.notifier.watchdog_seconds
+        if interval is None:
+            return
+        last_status = ""
+        while not self.stopping.is_set():
+            stuck = self.stuck_loops()
+            if stuck:
+                log.error("no progress in %s for %.0f s: not telling systemd all is well",
+                          ", ".join(stuck), STALL_SECONDS)
+            else:
+                self.notifier.watchdog()
+            status = self.status_line()
+            if status != last_status:
+                self.notifier.status(status)
+                last_status = status
+            await self._wait(self.stopping, interval)
 
     def _release_dead_leases(self) -> int:
         with self.store.transaction() as session:
@@ -123,10 +170,17 @@ class Daemon:
     async def _work_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
+            self._beat("worker")
             self.work_waiting.clear()
             await self._intake_quiet()
-            did = await loop.run_in_executor(None, self._process_one)
+            try:
+                did = await loop.run_in_executor(None, self._process_one)
+            except Exception:
+                # The database went away, say: keep going round, try again after a pause.
+                log.exception("worker failed; will try again")
+                did = False
             if did:
+                self.processed += 1
                 self.mail_waiting.set()
                 continue
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
@@ -141,6 +195,7 @@ class Daemon:
     async def _schedule_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
+            self._beat("scheduler")
             try:
                 did = await loop.run_in_executor(None, self._run_due)
                 if did:
@@ -159,11 +214,12 @@ class Daemon:
     async def _send_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
+            self._beat("sender")
             self.mail_waiting.clear()
             await self._intake_quiet()
             try:
-                await loop.run_in_executor(None, deliver_due, self.store, self.transport,
-                                           self.config)
+                self.sent += await loop.run_in_executor(None, deliver_due, self.store,
+                                                        self.transport, self.config)
             except Exception:
                 log.exception("sender failed; will try again")
             await self._wait(self.mail_waiting, self.config.worker.poll_seconds)

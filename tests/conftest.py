@@ -132,10 +132,11 @@ class RunningJudge:
     port: int
     env: dict[str, str]
     proc: subprocess.Popen[bytes] | None = None
+    log_name: str = "serve.log"
     log_path: Path = field(init=False)
 
     def __post_init__(self) -> None:
-        self.log_path = self.tmp / "serve.log"
+        self.log_path = self.tmp / self.log_name
 
     @property
     def maildir(self) -> Path:
@@ -238,9 +239,12 @@ def judge_factory(tmp_path: Path, db_url: str) -> Iterator[Callable[..., Running
     started: list[RunningJudge] = []
 
     def start(**overrides: str) -> RunningJudge:
-        port = free_port()
+        listen = overrides.get("JUDGE_INTAKE_LISTEN")
+        port = int(listen.rpartition(":")[2]) if listen else free_port()
         env = judge_env(tmp_path, port, db_url, **overrides)
-        running = RunningJudge(tmp_path, port, env).start()
+        # A second daemon in the same test (sharing the database) logs to a file of its own.
+        name = f"serve-{len(started) + 1}.log" if started else "serve.log"
+        running = RunningJudge(tmp_path, port, env, log_name=name).start()
         started.append(running)
         return running
 

@@ -36,6 +36,18 @@ class Run:
     notes: list[str] = field(default_factory=list)
 
 
+def games_of(run: Run) -> str:
+    """The games a processed mail touched, for the log: ``-`` when none."""
+    names: list[str] = []
+    identity = run.context.identity if run.context else None
+    if identity is not None and getattr(identity, "game_name", None):
+        names.append(identity.game_name)
+    for out in (run.context.outgoing if run.context else []):
+        if out.game and out.game not in names:
+            names.append(out.game)
+    return ",".join(names) or "-"
+
+
 class Stop(Exception):
     def __init__(self, outcome: str, note: str) -> None:
         super().__init__(note)
@@ -56,9 +68,16 @@ class Pipeline:
                 step(run)
         except Stop as stop:
             row.note = stop.note
-            log.info("inbound %s %s: %s", row.id, stop.outcome, stop.note)
+            log.info("inbound %s %s: message %s from %s: %s", row.id, stop.outcome,
+                     row.message_id, run.mail.sender if run.mail else row.envelope_sender,
+                     stop.note)
             return stop.outcome
         row.note = "; ".join(run.notes) or None
+        assert run.mail is not None
+        answers = run.context.answers if run.context else []
+        log.info("inbound %s done: message %s from %s, game %s: %d command(s), %d refused",
+                 row.id, run.mail.message_id, run.mail.sender, games_of(run),
+                 len(answers), sum(1 for a in answers if not a.ok))
         return "done"
 
     def read(self, run: Run) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import Enum
 
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.orm import Session
 
 from judge.store.models import ReplyCount
@@ -25,13 +26,27 @@ def take_reply(session: Session, address: str, now: datetime, limit: int) -> Ver
     day = now.strftime("%Y-%m-%d")
     # One address however its case is written (as judge.mail.addresses compares them).
     address = address.lower()
+    count = _count_one_more(session, address, day)
+    if count <= limit:
+        return Verdict.REPLY
+    if count == limit + 1:
+        return Verdict.LAST_NOTICE
+    return Verdict.SILENCE
+
+
+def _count_one_more(session: Session, address: str, day: str) -> int:
+    if session.get_bind().dialect.name == "postgresql":
+        # Two workers may take mail from one address at once: count in one atomic statement
+        # (read-then-write would lose a count, or both would insert the day's first row).
+        stmt = (pg_insert(ReplyCount).values(address=address, day=day, count=1)
+                .on_conflict_do_update(index_elements=["address", "day"],
+                                       set_={"count": ReplyCount.count + 1})
+                .returning(ReplyCount.count))
+        return int(session.execute(stmt).scalar_one())
+    # SQLite: every transaction begins IMMEDIATE, so writers take turns and this is safe.
     row = session.get(ReplyCount, (address, day))
     if row is None:
         row = ReplyCount(address=address, day=day, count=0)
         session.add(row)
     row.count += 1
-    if row.count <= limit:
-        return Verdict.REPLY
-    if row.count == limit + 1:
-        return Verdict.LAST_NOTICE
-    return Verdict.SILENCE
+    return row.count

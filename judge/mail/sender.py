@@ -77,13 +77,16 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
         fresh.last_error = error or note
         if status == "sent":
             fresh.status, fresh.sent_at = "sent", now
-            log.info("outbox %s sent to %s", row.id, row.recipients)
+            log.info("outbox %s sent to %s: message %s, %r (inbound %s)", row.id,
+                     row.recipients, row.message_id, row.subject, row.inbound_id)
         elif status == "pending" and fresh.attempts >= config.outbound.max_attempts:
             fresh.status = "failed"
-            log.warning("outbox %s gave up after %d attempts: %s", row.id, fresh.attempts, error)
+            log.warning("outbox %s gave up after %d attempts: message %s to %s, %r: %s", row.id,
+                        fresh.attempts, row.message_id, row.recipients, row.subject, error)
         elif status == "pending":
             fresh.next_attempt_at = now + backoff(fresh.attempts, config.outbound.retry_base_seconds)
             log.info("outbox %s will retry at %s: %s", row.id, fresh.next_attempt_at, error)
         else:
             fresh.status = "failed"
-            log.warning("outbox %s failed for good: %s", row.id, error)
+            log.warning("outbox %s failed for good: message %s to %s, %r: %s", row.id,
+                        row.message_id, row.recipients, row.subject, error)

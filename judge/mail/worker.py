@@ -44,7 +44,8 @@ def claim_next(store: Store, config: Config) -> int | None:
                 # Earlier attempts died without recording an error (the daemon was killed).
                 row.status = "failed"
                 row.note = (row.note or "") + f"\nset aside after {row.attempts} attempts"
-                log.warning("inbound %s set aside after %d attempts", row.id, row.attempts)
+                log.warning("inbound %s set aside after %d attempts: message %s from %s",
+                            row.id, row.attempts, row.message_id, row.envelope_sender)
                 continue
             row.attempts += 1
             row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
@@ -71,7 +72,8 @@ def process_claimed(store: Store, config: Config, inbound_id: int, processor: Pr
                 return False
         return True
     except Exception as exc:
-        log.exception("inbound %s failed", inbound_id)
+        log.exception("inbound %s failed (will retry up to %d attempts)", inbound_id,
+                      config.worker.max_attempts)
         _record_failure(store, config, inbound_id, exc)
         return False
 
@@ -86,7 +88,8 @@ def _record_failure(store: Store, config: Config, inbound_id: int, exc: Exceptio
         row.lease_until = row.lease_owner = None
         if row.attempts >= config.worker.max_attempts:
             row.status = "failed"
-            log.warning("inbound %s set aside after %d attempts: %s", inbound_id, row.attempts, detail)
+            log.warning("inbound %s set aside after %d attempts: message %s from %s: %s",
+                        inbound_id, row.attempts, row.message_id, row.envelope_sender, detail)
 
 
 def process_pending(store: Store, config: Config, processor: Processor,
