@@ -77,33 +77,34 @@ class Resolver:
 
     # -- the guess algorithm -------------------------------------------------------------------
     def _resolve(self, i: int) -> bool:
-        state = self.state[i]
-        if state == _RESOLVED:
-            return self.result[i]
-        if state == _GUESSING:
-            if i not in self.deps:
-                self.deps.append(i)
-            return self.result[i]
+        state, result = self.state, self.result
+        s = state[i]
+        if s == _RESOLVED:
+            return result[i]
         deps = self.deps
+        if s == _GUESSING:
+            if i not in deps:
+                deps.append(i)
+            return result[i]
         base = len(deps)
-        self.result[i] = False
-        self.state[i] = _GUESSING
+        result[i] = False
+        state[i] = _GUESSING
         first = self._adjudicate(i)
         if len(deps) == base:
-            if self.state[i] != _RESOLVED:
-                self.result[i], self.state[i] = first, _RESOLVED
-            return self.result[i]
+            if state[i] != _RESOLVED:
+                result[i], state[i] = first, _RESOLVED
+            return result[i]
         if deps[base] != i:
             # depends on an outer guess: leave unresolved, remember the tentative answer
             deps.append(i)
-            self.result[i] = first
+            result[i] = first
             return first
         self._reset(base)
-        self.result[i], self.state[i] = True, _GUESSING
+        result[i], state[i] = True, _GUESSING
         second = self._adjudicate(i)
         if first == second:
             self._reset(base)
-            self.result[i], self.state[i] = first, _RESOLVED
+            result[i], state[i] = first, _RESOLVED
             return first
         self._backup(base)
         return self._resolve(i)
@@ -133,10 +134,12 @@ class Resolver:
     # -- the equations (DATC 5.B) --------------------------------------------------------------
     def _adjudicate(self, i: int) -> bool:
         o = self.d[i]
-        if isinstance(o, MoveDecision):
-            return self._move(o)
-        if isinstance(o, SupportDecision):
-            return self._support(o)
+        # exact classes: the decisions are made only by .movement, never subclassed
+        t = type(o)
+        if t is MoveDecision:
+            return self._move(o)  # type: ignore[arg-type]
+        if t is SupportDecision:
+            return self._support(o)  # type: ignore[arg-type]
         # CONVOY: not dislodged.  Attackers are adjudicated, not resolved (§5.D hack).
         for j in self.moves_into.get(o.province, ()):
             if self._adjudicate(j):
@@ -144,7 +147,7 @@ class Resolver:
         return True
 
     def _move(self, m: MoveDecision) -> bool:
-        if not self.path(m):
+        if m.convoyed and not self.path(m):
             return False
         attack = self._attack(m)
         if m.opposing is not None:
@@ -152,14 +155,21 @@ class Resolver:
                 return False
         elif attack <= self._hold(m.dest):
             return False
+        d = self.d
         for j in self.moves_into[m.dest]:
-            other = self.d[j]
+            other = d[j]
             if other is not m and attack <= self._prevent(other):  # type: ignore[arg-type]
                 return False
         return True
 
-    def _given(self, supports: list[int]) -> int:
-        return sum(1 for s in supports if self._resolve(s))
+    def _given(self, supports: list[int] | tuple[int, ...]) -> int:
+        # a plain loop: this runs for every strength asked, a generator costs more than it does
+        n = 0
+        resolve = self._resolve
+        for s in supports:
+            if resolve(s):
+                n += 1
+        return n
 
     def _attack(self, m: MoveDecision) -> int:
         defender = self.power_at.get(m.dest)
@@ -171,8 +181,11 @@ class Resolver:
         if defender == m.power:
             return 0
         d = self.d
-        return 1 + sum(1 for s in m.supports
-                       if d[s].power != defender and self._resolve(s))  # type: ignore[union-attr]
+        n = 1
+        for s in m.supports:
+            if d[s].power != defender and self._resolve(s):  # type: ignore[union-attr]
+                n += 1
+        return n
 
     def _hold(self, province: str) -> int:
         if province not in self.power_at:
@@ -180,13 +193,13 @@ class Resolver:
         leaving = self.move_from.get(province)
         if leaving is not None:
             return 0 if self._resolve(leaving) else 1
-        return 1 + self._given(self.hold_supports.get(province, []))
+        return 1 + self._given(self.hold_supports.get(province, ()))
 
     def _defend(self, m: MoveDecision) -> int:
         return 1 + self._given(m.supports)
 
     def _prevent(self, m: MoveDecision) -> int:
-        if not self.path(m):
+        if m.convoyed and not self.path(m):
             return 0
         if m.opposing is not None and self._resolve(m.opposing):
             return 0
@@ -197,7 +210,8 @@ class Resolver:
         d = self.d
         for j in attackers:
             m = d[j]
-            if m.power != s.power and m.src != s.exempt and self.path(m):  # type: ignore[union-attr]
+            if (m.power != s.power and m.src != s.exempt  # type: ignore[union-attr]
+                    and (not m.convoyed or self.path(m))):  # type: ignore[union-attr]
                 return False
         for j in attackers:
             if self._resolve(j):
