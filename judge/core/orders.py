@@ -419,6 +419,18 @@ def _canonical_locations(m: Map) -> dict[str, str]:
 _FAST_KINDS = ("A", "F")
 
 
+@lru_cache(maxsize=None)
+def _fast_units(m: Map) -> dict[str, dict[str, UnitSpec]]:
+    """``"A"``/``"F"`` → location word of the fast form → its :class:`UnitSpec`.
+
+    Specs are immutable values, so one shared instance per unit written serves every order;
+    looking it up costs a fraction of building it, and orders are parsed a few dozen a phase.
+    """
+    locs = _canonical_locations(m)
+    return {kind: {word: UnitSpec(kind, loc) for word, loc in locs.items()}
+            for kind in _FAST_KINDS}
+
+
 def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
     """The canonical three-letter form without the general parser, one of::
 
@@ -432,13 +444,16 @@ def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
     # one final newline is tolerated, as the regular expression this replaced did ("$")
     words = (text[:-1] if text.endswith("\n") else text).split(" ")
     n = len(words)
-    if n < 3 or n > 7 or words[0] not in _FAST_KINDS:
+    if n < 3 or n > 7:
         return None
-    loc = _canonical_locations(m).get
-    where = loc(words[1])
-    if where is None:
+    units = _fast_units(m)
+    specs = units.get(words[0])
+    if specs is None:
         return None
-    unit, verb = UnitSpec(words[0], where), words[2]
+    unit = specs.get(words[1])
+    if unit is None:
+        return None
+    loc, verb = _canonical_locations(m).get, words[2]
     if n == 3:
         if verb == "H":
             return Hold(unit) if phase_type == MOVEMENT else None
@@ -462,18 +477,18 @@ def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
     if phase_type != MOVEMENT:
         return None
     if verb == "S" and n >= 5 and words[3] in _FAST_KINDS:
-        target = loc(words[4])
+        target = units[words[3]].get(words[4])
         if target is None:
             return None
         if n == 5 or n == 6 and words[5] == "H":
-            return Support(unit, UnitSpec(words[3], target))
+            return Support(unit, target)
         if n == 7 and words[5] == "-":
             to = loc(words[6])
-            return Support(unit, UnitSpec(words[3], target), to) if to else None
+            return Support(unit, target, to) if to else None
         return None
     if verb == "C" and n == 7 and words[3] == "A" and words[5] == "-":
-        army, to = loc(words[4]), loc(words[6])
-        return Convoy(unit, UnitSpec("A", army), to) if army and to else None
+        army, to = units["A"].get(words[4]), loc(words[6])
+        return Convoy(unit, army, to) if army and to else None
     return None
 
 
