@@ -322,5 +322,10 @@ def adjudicate(jsonl: bool) -> None:
         click.echo(json.dumps(result, sort_keys=False) if jsonl else json.dumps(result, indent=1))
 
 
+from judge.cli_tournament import register as _register_tournament  # noqa: E402
+
+_register_tournament(main)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

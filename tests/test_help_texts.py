@@ -163,7 +163,7 @@ def test_commands_covers_the_command_language() -> None:
         "SOI", "Undo SOI", "START", "PROCESS", "PAUSE", "RESUME",
         "TERMINATE", "ROLLBACK", "ROLLFORWARD", "SET DIAS", "SET NODIAS",
         "SET DEADLINE", "SET GRACE", "SET RULES", "BECOME", "EJECT",
-        "POSITION", "ENDPOSITION",
+        "POSITION", "ENDPOSITION", "TOURNAMENT", "STANDINGS",
     ):
         assert command in flat, command
 

@@ -89,7 +89,8 @@ class Game(Base):
     """
 
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_next_event", "next_event_at"),)
+    __table_args__ = (Index("ix_games_next_event", "next_event_at"),
+                      Index("ix_games_tournament", "tournament_id"))
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
     name: Mapped[str] = mapped_column(String(32))
@@ -116,6 +117,23 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # the master's SET NODIAS: draws may leave survivors out (DIAS, the default, when False)
     nodias: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the tournament the game is played in (judge.service.tournaments), if any
+    tournament_id: Mapped[int | None] = mapped_column(
+        _Id, ForeignKey("tournaments.id", name="fk_games_tournament", ondelete="SET NULL"))
+
+
+class Tournament(Base):
+    """A named series of games scored together (judge.service.tournaments); its director
+    is the address that created it and may add games to it by mail."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    # lower-cased name: tournament names are unique regardless of case
+    name_key: Mapped[str] = mapped_column(String(32), unique=True)
+    director: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class Seat(Base):

@@ -25,7 +25,7 @@ from judge.store.schema import (SchemaOutOfDate, alembic_config, current_revisio
                                 ensure_schema, head_revision, upgrade)
 
 JUDGE_TABLES = {"inbound", "outbox", "reply_count", "games", "seats", "phase_snapshots",
-                "draw_votes", "game_results",
+                "draw_votes", "game_results", "tournaments",
                 "signon_failures"}
 
 

@@ -18,6 +18,7 @@ from judge.service.errors import GameError
 from judge.service.games import (create_game, find_game, join_game, observe_game, signon,
                                  variant_title)
 from judge.service.phases import snapshots
+from judge.service.tournaments import add_game, check_tournament_for, tournament_for
 from judge.store.models import Seat
 
 _KIND_ROLE = {"master": Role.MASTER, "observer": Role.OBSERVER, "power": Role.POWER}
@@ -43,7 +44,8 @@ def _parse_create(args: tuple[str, ...]) -> dict:
             i += 2
         elif word == "RULES":
             i += 1
-            while i < len(args) and args[i].upper() not in ("VARIANT", "DEADLINE", "GRACE"):
+            while i < len(args) and args[i].upper() not in ("VARIANT", "DEADLINE", "GRACE",
+                                                            "TOURNAMENT"):
                 opts["rules"].append(args[i].upper())
                 i += 1
         elif word == "DEADLINE" and i + 1 < len(args):
@@ -57,25 +59,37 @@ def _parse_create(args: tuple[str, ...]) -> dict:
         elif word == "GRACE" and i + 1 < len(args):
             opts["grace"] = clock.parse_duration(args[i + 1])
             i += 2
+        elif word == "TOURNAMENT" and i + 1 < len(args):
+            opts["tournament"] = args[i + 1]
+            i += 2
         else:
             raise CommandError(f'"{args[i]}" is not understood here: CREATE <game> <password>'
                                " [VARIANT <name>] [RULES <RULE> ...] [DEADLINE <duration>]"
-                               " [GRACE <duration>].")
+                               " [GRACE <duration>] [TOURNAMENT <name>].")
     return opts
 
 
-@command("CREATE", syntax="CREATE <game> <password> [VARIANT <name>] [RULES <RULE> ...]",
-         summary="a new game; you become its master")
+@command("CREATE", syntax="CREATE <game> <password> [VARIANT <name>] [RULES <RULE> ...]"
+         " [TOURNAMENT <name>]", summary="a new game; you become its master")
 def create_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) < 2:
         raise CommandError("CREATE needs a game name and a password.")
     name, password = cmd.args[0], cmd.args[1]
-    game, master = create_game(ctx.session, name, password, ctx.mail.sender, ctx.now,
-                               **_parse_create(cmd.args[2:]))
+    opts = _parse_create(cmd.args[2:])
+    tournament_name = opts.pop("tournament", None)
+    if tournament_name is not None:  # refuse before the game exists: a refusal changes nothing
+        check_tournament_for(ctx.session, tournament_name, ctx.mail.sender)
+    game, master = create_game(ctx.session, name, password, ctx.mail.sender, ctx.now, **opts)
+    in_tournament = ""
+    if tournament_name is not None:
+        tournament = tournament_for(ctx.session, tournament_name, ctx.mail.sender, ctx.now)
+        add_game(ctx.session, tournament, game)
+        in_tournament = f" in tournament {tournament.name}"
     sign_on_as(ctx, master, game.name)
     rules = f" with rules {game.rules}" if game.rules else ""
     ctx.answer(cmd.line_no, cmd.text,
-               f"Game {game.name} ({variant_title(game)}{rules}) created; you are its master"
+               f"Game {game.name} ({variant_title(game)}{rules}) created{in_tournament};"
+               " you are its master"
                f" and signed on as such (SIGNON M{game.name} <password> later).\n"
                f"Deadlines: movement {clock.format_duration(game.movement_seconds)}, retreats "
                f"{clock.format_duration(game.retreat_seconds)}, adjustments "
