@@ -35,7 +35,7 @@ def _fail(message: str) -> NoReturn:
 
 
 def _choose(system: str | None, tiebreak: str | None) -> tuple[Any, Any]:
-    from judge.service.standings_table import ChoiceError, choose
+    from judge.mail.standings_table import ChoiceError, choose
     try:
         return choose(system, tiebreak)
     except ChoiceError as exc:
@@ -43,8 +43,8 @@ def _choose(system: str | None, tiebreak: str | None) -> tuple[Any, Any]:
 
 
 def _show(table: Any, as_json: bool) -> None:
-    from judge.service.standings_table import as_json as to_json
-    from judge.service.standings_table import render_text
+    from judge.mail.standings_table import as_json as to_json
+    from judge.mail.standings_table import render_text
     if as_json:
         click.echo(json.dumps(to_json(table), indent=1))
     else:
@@ -118,7 +118,7 @@ def _tournament_results(obj: Any, name: str) -> tuple[str, list[Any], list[str]]
 def tournament_standings(obj: Any, name: str, system: str | None, tiebreak: str | None,
                          as_json: bool) -> None:
     """The standings of the tournament NAME (its finished games)."""
-    from judge.service.standings_table import build_table
+    from judge.mail.standings_table import build_table
     chosen, chain = _choose(system, tiebreak)
     title, done, open_games = _tournament_results(obj, name)
     _show(build_table(title, done, chosen, chain, open_games), as_json)
@@ -142,7 +142,7 @@ def tournament_results_cmd(obj: Any, name: str) -> None:
 def scoring(results: str, system: str | None, tiebreak: str | None, as_json: bool) -> None:
     """Score the games in the JSON file RESULTS (- for stdin) and print the standings."""
     from judge.core.scoring import ResultsError, load_results
-    from judge.service.standings_table import build_table
+    from judge.mail.standings_table import build_table
     chosen, chain = _choose(system, tiebreak)
     try:
         text = sys.stdin.read() if results == "-" else Path(results).read_text(encoding="utf-8")

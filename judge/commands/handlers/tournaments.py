@@ -10,7 +10,7 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command
 from judge.commands.registry import command
-from judge.service.standings_table import ChoiceError, build_table, choose, render_text
+from judge.mail.standings_table import ChoiceError, build_table, choose, render_text
 from judge.service.tournament_results import tournament_results
 from judge.service.tournaments import find_tournament
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
+from judge.mail.compose import make_environment
 from judge.core.scoring import (DEFAULT_TIEBREAKS, GameResult, ScoringSystem, Standing,
                                 TieBreak, get_system, get_tiebreaks, standings)
 
@@ -70,7 +71,6 @@ def _exact(value: Fraction | None) -> str | None:
 
 
 def render_text(table: Table) -> str:
-    from judge.mail.compose import make_environment
     rows = [dict(rank=f"{s.rank}{'=' if s.shared else ''}", total=decimal(s.total),
                  player=s.player, shared=s.shared,
                  tiebreaks=textwrap.wrap(", ".join(f"{name} {decimal(v)}"
