@@ -120,6 +120,8 @@ class Game(Base):
     # the tournament the game is played in (judge.service.tournaments), if any
     tournament_id: Mapped[int | None] = mapped_column(
         _Id, ForeignKey("tournaments.id", name="fk_games_tournament", ondelete="SET NULL"))
+    # state a variant keeps beside the board (Formal Diplomacy: wars, spheres, points), JSON
+    variant_state: Mapped[str | None] = mapped_column(Text)
 
 
 class Tournament(Base):
@@ -173,6 +175,33 @@ class PhaseSnapshot(Base):
     processed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # a rolled-back phase stays until ROLLFORWARD redoes it or a new phase replaces it
     rolled_back: Mapped[bool] = mapped_column(Boolean, default=False)
+    # the game's variant_state before and after the phase (None for the standard game)
+    variant_before: Mapped[str | None] = mapped_column(Text)
+    variant_after: Mapped[str | None] = mapped_column(Text)
+
+
+class Press(Base):
+    """A press message as sent: HISTORY shows it to those who could read it then.
+
+    ``sender`` is the power (upper case), ``MASTER`` or ``OBSERVER``; ``recipients`` the
+    powers it went to, space-separated, with ``MASTER`` when the master is addressed
+    (``broadcast`` means everybody in the game); ``grey`` hides the sender from readers.
+    """
+
+    __tablename__ = "press"
+    __table_args__ = (Index("ix_press_game", "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
+    phase: Mapped[str] = mapped_column(String(8))
+    sender_seat_id: Mapped[int | None] = mapped_column(
+        _Id, ForeignKey("seats.id", ondelete="SET NULL"))
+    sender: Mapped[str] = mapped_column(String(32))
+    recipients: Mapped[str] = mapped_column(Text)
+    broadcast: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    grey: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    body: Mapped[str] = mapped_column(Text)
+    sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class SignonFailure(Base):
