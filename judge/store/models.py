@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary,
-                        String, Text, UniqueConstraint, false)
+                        String, Text, UniqueConstraint, false, true)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -122,6 +122,10 @@ class Game(Base):
         _Id, ForeignKey("tournaments.id", name="fk_games_tournament", ondelete="SET NULL"))
     # state a variant keeps beside the board (Formal Diplomacy: wars, spheres, points), JSON
     variant_state: Mapped[str | None] = mapped_column(Text)
+    # press settings the master may change: grey (anonymous) press, broadcasts by observers
+    grey_press: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    observer_press: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                 server_default=false())
 
 
 class Tournament(Base):

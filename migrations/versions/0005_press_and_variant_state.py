@@ -1,4 +1,5 @@
-"""Press archive; per-game variant state (Formal Diplomacy) kept with each snapshot.
+"""Press archive and the game's press settings (grey press, observers' broadcasts);
+per-game variant state (Formal Diplomacy), kept with each snapshot.
 
 Revision ID: 0005
 Revises: 0004
@@ -35,6 +36,10 @@ def upgrade() -> None:
     op.create_index("ix_press_game", "press", ["game_id", "id"])
     with op.batch_alter_table("games") as batch:
         batch.add_column(sa.Column("variant_state", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("grey_press", sa.Boolean(), nullable=False,
+                                   server_default=sa.true()))
+        batch.add_column(sa.Column("observer_press", sa.Boolean(), nullable=False,
+                                   server_default=sa.false()))
     with op.batch_alter_table("phase_snapshots") as batch:
         batch.add_column(sa.Column("variant_before", sa.Text(), nullable=True))
         batch.add_column(sa.Column("variant_after", sa.Text(), nullable=True))
@@ -45,6 +50,8 @@ def downgrade() -> None:
         batch.drop_column("variant_after")
         batch.drop_column("variant_before")
     with op.batch_alter_table("games") as batch:
+        batch.drop_column("observer_press")
+        batch.drop_column("grey_press")
         batch.drop_column("variant_state")
     op.drop_index("ix_press_game", table_name="press")
     op.drop_table("press")
