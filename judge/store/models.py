@@ -126,6 +126,8 @@ class Game(Base):
     grey_press: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     observer_press: Mapped[bool] = mapped_column(Boolean, default=False,
                                                  server_default=false())
+    # centres needed to win (CREATE … VICTORY n); None: the map's own number (18)
+    victory_centers: Mapped[int | None] = mapped_column(Integer)
 
 
 class Tournament(Base):

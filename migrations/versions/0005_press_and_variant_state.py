@@ -1,5 +1,5 @@
-"""Press archive and the game's press settings (grey press, observers' broadcasts);
-per-game variant state (Formal Diplomacy), kept with each snapshot.
+"""Press archive and the game's press settings (grey press, observers' broadcasts), the
+victory condition; per-game variant state (Formal Diplomacy), kept with each snapshot.
 
 Revision ID: 0005
 Revises: 0004
@@ -40,6 +40,7 @@ def upgrade() -> None:
                                    server_default=sa.true()))
         batch.add_column(sa.Column("observer_press", sa.Boolean(), nullable=False,
                                    server_default=sa.false()))
+        batch.add_column(sa.Column("victory_centers", sa.Integer(), nullable=True))
     with op.batch_alter_table("phase_snapshots") as batch:
         batch.add_column(sa.Column("variant_before", sa.Text(), nullable=True))
         batch.add_column(sa.Column("variant_after", sa.Text(), nullable=True))
@@ -50,6 +51,7 @@ def downgrade() -> None:
         batch.drop_column("variant_after")
         batch.drop_column("variant_before")
     with op.batch_alter_table("games") as batch:
+        batch.drop_column("victory_centers")
         batch.drop_column("observer_press")
         batch.drop_column("grey_press")
         batch.drop_column("variant_state")
