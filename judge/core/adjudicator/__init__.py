@@ -69,20 +69,24 @@ class PhaseResult:
 
 
 def adjudicate(position: Position, orders: OrdersIn | None = None, *,
-               skip_empty: bool = True) -> PhaseResult:
-    """Adjudicate the phase of ``position`` with ``orders`` (power → lines); see module doc."""
+               skip_empty: bool = True, build_any: bool = False) -> PhaseResult:
+    """Adjudicate the phase of ``position`` with ``orders`` (power → lines); see module doc.
+
+    Two game rules change it: ``skip_empty=False`` (DONT_SKIP_PHASES) plays empty retreat
+    and adjustment phases, ``build_any=True`` (BUILD_ANY) allows builds in any owned centre.
+    """
     orders = orders or {}
     phase = position.phase
     if phase.type == MOVEMENT:
         mv = adjudicate_movement(position, orders)
         results, units, dislodged = mv.results, mv.units, mv.dislodged
     elif phase.type == ADJUSTMENTS:
-        adj = adjudicate_adjustments(position, orders)
+        adj = adjudicate_adjustments(position, orders, build_any)
         results, units, dislodged = adj.results, adj.units, ()
     else:
         rt = adjudicate_retreats(position, orders)
         results, units, dislodged = rt.results, rt.units, ()
-    nxt = next_position(position, units, dislodged, skip_empty)
+    nxt = next_position(position, units, dislodged, skip_empty, build_any)
     rank = {p: i for i, p in enumerate(position.map.powers)}
     # grouped by power (map order) as the results mail lists them; stable within a power
     results = tuple(sorted(results, key=lambda r: rank.get(r.power, len(rank))))

@@ -2,7 +2,8 @@
 
 Orders are taken in the order given (DATC 4.D.4–4.D.6): builds beyond the allowance, a second
 build in one province, or removals beyond what is owed are refused.  Builds go only to vacant
-home centres the power still owns.  Missing builds are waived; missing removals follow the
+home centres the power still owns (with the BUILD_ANY game rule, ``build_any``: to any vacant
+centre it owns).  Missing builds are waived; missing removals follow the
 civil-disorder rule (:mod:`.civil_disorder`).
 """
 
@@ -30,28 +31,31 @@ def adjustment_delta(pos: Position, power: str) -> int:
     return len(pos.centers.get(power, ())) - sum(1 for u in pos.units if u.power == power)
 
 
-def buildable_centers(pos: Position, power: str) -> list[str]:
-    """Vacant home centres the power owns."""
+def buildable_centers(pos: Position, power: str, build_any: bool = False) -> list[str]:
+    """Vacant home centres the power owns (any vacant owned centre with ``build_any``)."""
     occupied = {u.province for u in pos.units}
     owned = pos.centers.get(power, frozenset())
-    return [c for c in pos.map.powers[power].home_centers if c in owned and c not in occupied]
+    where = sorted(owned) if build_any else pos.map.powers[power].home_centers
+    return [c for c in where if c in owned and c not in occupied]
 
 
-def adjustments_needed(pos: Position) -> bool:
+def adjustments_needed(pos: Position, build_any: bool = False) -> bool:
     """Whether any power has something to do in the adjustment phase."""
     for power in pos.map.powers:
         delta = adjustment_delta(pos, power)
-        if delta < 0 or (delta > 0 and buildable_centers(pos, power)):
+        if delta < 0 or (delta > 0 and buildable_centers(pos, power, build_any)):
             return True
     return False
 
 
-def build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str]
-               ) -> Unit | str:
+def build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str],
+               build_any: bool = False) -> Unit | str:
     """The unit a build makes, or why it cannot be built (``taken``: occupied provinces)."""
     prov = spec.province
     p = m.provinces[prov]
-    if prov not in m.powers[power].home_centers:
+    if build_any and prov not in m.supply_centers:
+        return f"{p.name} is not a supply centre"
+    if not build_any and prov not in m.powers[power].home_centers:
         return f"{p.name} is not a home centre of {power.capitalize()}"
     if prov not in pos.centers.get(power, ()):
         return f"{p.name} is not owned by {power.capitalize()}"
@@ -74,7 +78,8 @@ def build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str
     return Unit(power, FLEET, spec.location if p.coasts else prov)
 
 
-def adjudicate_adjustments(pos: Position, orders: OrdersIn) -> AdjustmentOutcome:
+def adjudicate_adjustments(pos: Position, orders: OrdersIn, build_any: bool = False
+                           ) -> AdjustmentOutcome:
     m = pos.map
     units = {u.province: u for u in pos.units}
     taken = set(units)
@@ -97,7 +102,7 @@ def adjudicate_adjustments(pos: Position, orders: OrdersIn) -> AdjustmentOutcome
                     built[power] = used_b + 1
                     results.append(OrderResult(power, None, o, text, WAIVE))
                     continue
-                got = build_unit(m, pos, power, o.unit, taken)
+                got = build_unit(m, pos, power, o.unit, taken, build_any)
                 if isinstance(got, str):
                     results.append(OrderResult(power, None, o, text, INVALID, message=got))
                     continue

@@ -27,14 +27,17 @@ _KINDS = {MOVEMENT: (Hold, Move, Support, Convoy), ADJUSTMENTS: (Build, Remove, 
 _WORDS = {MOVEMENT: "movement", ADJUSTMENTS: "adjustment"}
 
 
-def check_order(position: Position, power: str, order: Order) -> str | None:
-    """``None`` if ``power`` may give ``order`` in ``position``, else the reason it may not."""
+def check_order(position: Position, power: str, order: Order, *, build_any: bool = False
+                ) -> str | None:
+    """``None`` if ``power`` may give ``order`` in ``position``, else the reason it may not.
+
+    ``build_any`` is the BUILD_ANY game rule: builds in any vacant owned centre."""
     m, t = position.map, position.phase.type
     kinds = _KINDS.get(t, (Retreat, Disband))
     if not isinstance(order, kinds):
         return f"that is not {'a' if t == MOVEMENT else 'an'} {_WORDS.get(t, 'retreat')} order"
     if t == ADJUSTMENTS:
-        return _check_adjustment(position, power, order)
+        return _check_adjustment(position, power, order, build_any)
     prov = order.unit.province  # type: ignore[union-attr]
     name = m.provinces[prov].name
     if t == MOVEMENT:
@@ -65,7 +68,8 @@ def check_order(position: Position, power: str, order: Order) -> str | None:
     return None
 
 
-def _check_adjustment(position: Position, power: str, order: Order) -> str | None:
+def _check_adjustment(position: Position, power: str, order: Order, build_any: bool
+                      ) -> str | None:
     m = position.map
     delta = adjustment_delta(position, power) if power in m.powers else 0
     if isinstance(order, (Build, Waive)):
@@ -74,7 +78,7 @@ def _check_adjustment(position: Position, power: str, order: Order) -> str | Non
         if isinstance(order, Waive):
             return None
         taken = {u.province for u in position.units}
-        got = build_unit(m, position, power, order.unit, taken)
+        got = build_unit(m, position, power, order.unit, taken, build_any)
         return got if isinstance(got, str) else None
     assert isinstance(order, Remove)
     if delta >= 0:

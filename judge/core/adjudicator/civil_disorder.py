@@ -4,10 +4,15 @@ When a power must remove units and orders too few removals, the judge removes fo
 farthest from the power's nearest *owned* supply centre, counting moves where armies and fleets
 alike may cross land and sea.  Ties: fleets before armies, then the province's English name in
 alphabetical order.
+
+The CIVIL_DISORDER game rule of seed 002 chooses differently: at random, keeping units on
+supply centres (:func:`random_removals`); the judge applies it by giving those removals as
+the power's orders.
 """
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from typing import Iterable
 
@@ -40,3 +45,20 @@ def civil_disorder_removals(m: Map, units: Iterable[Unit], owned: frozenset[str]
         return (-distance_to_owned(m, u.province, owned), 0 if u.kind == FLEET else 1,
                 m.provinces[u.province].name)
     return sorted(units, key=key)[:max(count, 0)]
+
+
+def random_removals(m: Map, units: Iterable[Unit], count: int, seed: str) -> list[Unit]:
+    """The CIVIL_DISORDER game rule's removals (seed 002): ``count`` units chosen at random,
+    keeping units that stand on supply centres as long as others can go.
+
+    ``seed`` makes the choice reproducible: the judge passes the game, phase and power, so
+    reprocessing a phase (after a ROLLBACK) removes the same units.
+    """
+    rng = random.Random(seed)
+    # sort first: the draw must not depend on the order the units were given in
+    ordered = sorted(units, key=lambda u: u.province)
+    off = [u for u in ordered if u.province not in m.supply_centers]
+    on = [u for u in ordered if u.province in m.supply_centers]
+    rng.shuffle(off)
+    rng.shuffle(on)
+    return (off + on)[:max(count, 0)]

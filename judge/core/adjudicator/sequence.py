@@ -27,8 +27,11 @@ def update_centers(pos: Position, units: tuple[Unit, ...]) -> Mapping[str, froze
 
 
 def next_position(pos: Position, units: tuple[Unit, ...], dislodged: tuple[Dislodged, ...],
-                  skip_empty: bool = True) -> Position:
-    """The position at the next phase to be played, after a phase produced ``units``."""
+                  skip_empty: bool = True, build_any: bool = False) -> Position:
+    """The position at the next phase to be played, after a phase produced ``units``.
+
+    Empty retreat and adjustment phases are skipped unless ``skip_empty`` is false (the
+    DONT_SKIP_PHASES game rule); ``build_any`` (BUILD_ANY) says where builds are possible."""
     m, phase, centers = pos.map, pos.phase, pos.centers
     nxt = phase.successor()
     while True:
@@ -40,7 +43,7 @@ def next_position(pos: Position, units: tuple[Unit, ...], dislodged: tuple[Dislo
         if nxt.type == ADJUSTMENTS:
             centers = update_centers(Position(m, phase, units, centers), units)
             candidate = Position(m, nxt, units, centers)
-            if not skip_empty or adjustments_needed(candidate):
+            if not skip_empty or adjustments_needed(candidate, build_any):
                 return candidate
             nxt = nxt.successor()
             continue
