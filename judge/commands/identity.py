@@ -15,6 +15,7 @@ from judge.commands.errors import CommandError
 from judge.commands.parse import OtherLine
 from judge.commands.registry import Role
 from judge.mail.game_mail import outgoing_for
+from judge.service import game_rules
 from judge.service.errors import GameError
 from judge.service.games import lock_game
 from judge.service.orders import order_set, stored_orders, submit_line
@@ -53,7 +54,15 @@ class Identity:
     def handle_order_line(self, ctx: Context, line: OtherLine) -> None:
         try:
             self._order(ctx, line)
-        except (CommandError, GameError) as exc:
+        except GameError as exc:
+            game = ctx.session.get(Game, self.game_id)
+            if game is not None and game_rules.has(game, "IGNORE_ERRORS"):
+                # the master chose to have order errors ignored: the line is dropped without
+                # an error, and the order list below shows what counts
+                ctx.answer(line.line_no, line.text, "Ignored (IGNORE_ERRORS).")
+                return
+            ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
+        except CommandError as exc:
             ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
 
     def _order(self, ctx: Context, line: OtherLine) -> None:
@@ -65,12 +74,14 @@ class Identity:
             raise CommandError(f"{game.name} is {game.state}: no orders are taken.")
         seat = ctx.session.get(Seat, self.power_seat_id)
         assert seat is not None
-        if seat.status != "active":
+        # a dummy's orders come from the master (BECOME)
+        if seat.status != "active" and not (seat.status == "dummy" and self.role & Role.MASTER):
             raise CommandError(f"you no longer play {self.power.capitalize()}.")
         # the reply lists the power's orders even when every line is refused: a refused
         # line leaves the unit's previous order in place, and the player should see it
         ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
-        text = submit_line(seat, position_of(game), line.text)
+        text = submit_line(seat, position_of(game), line.text,
+                           **game_rules.order_options(game, ctx.now))
         ctx.answer(line.line_no, line.text, f"Accepted: {text}")
         ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
 
@@ -79,7 +90,8 @@ def order_summary(ctx: Context, game: Game, seat: Seat) -> None:
     """The reply lists the power's full order set and the units still without orders."""
     if seat.power is None or seat.kind != "power":
         return
-    s = order_set(position_of(game), seat.power, stored_orders(seat))
+    s = order_set(position_of(game), seat.power, stored_orders(seat),
+                  build_any=game_rules.has(game, "BUILD_ANY"))
     lines = [f"  {o}" for o in s.orders] or ["  (none)"]
     if s.missing:
         lines.append("Still without orders: " + ", ".join(s.missing) + ".")

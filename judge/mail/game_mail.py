@@ -39,7 +39,7 @@ def _subject(judge_name: str, event: Event, what: str) -> str:
 def _ending_subject(e: GameEnded) -> str:
     """``Victory: F``, ``Draw Declared: AEF``, ``Concession: A`` or ``Terminated``."""
     if e.how == "victory" and e.winner:
-        return f"Victory: {letters([e.winner], e.variant)}"
+        return f"Victory: {letters(e.members or [e.winner], e.variant)}"
     if e.how == "draw" and e.members:
         return f"Draw Declared: {letters(e.members, e.variant)}"
     if e.how == "concession" and e.members:

@@ -58,7 +58,16 @@ def duration_of(game: Game, phase_type: str) -> int:
 
 
 def start_clock(game: Game, now: datetime, deadline: datetime | None = None) -> None:
-    """Give the current phase its deadline (now + its duration unless given) and reminder."""
+    """Give the current phase its deadline (now + its duration unless given) and reminder.
+
+    A NO_DEADLINE game has none: it moves on when everybody has ordered or the master
+    processes it.
+    """
+    if "NO_DEADLINE" in game.rules.split():
+        game.deadline = game.reminder_at = None
+        game.clock_stage = BEFORE_REMINDER
+        schedule_next(game)
+        return
     seconds = duration_of(game, game.phase[-1])
     game.deadline = deadline or now + timedelta(seconds=seconds)
     # Remind a quarter of the phase before the deadline, never more than a day before.

@@ -416,9 +416,10 @@ def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Ev
 def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
     """RESUME of a game that ended in a draw or concession: play goes on, votes cleared."""
     result = result_of(session, game)
-    if game.state != "finished" or result is None or result.result not in ("draw",
-                                                                            "concession"):
-        how = "a solo victory (ROLLBACK reopens it)" if game.winner else "no draw"
+    # a shared victory is recorded as a draw of the winners, but it is a victory
+    if game.state != "finished" or game.winner or result is None \
+            or result.result not in ("draw", "concession"):
+        how = "a victory (ROLLBACK reopens it)" if game.winner else "no draw"
         raise GameError(f"{game.name} ended in {how}; RESUME restarts only a paused game or "
                         f"one that ended in a draw or concession.")
     clear_result(session, game)

@@ -26,11 +26,13 @@ class GameStarted(GameEvent):
 
 @dataclass(frozen=True)
 class PowerAssigned(GameEvent):
-    """Told to one player when the game starts: which power they play."""
+    """Told to one player when the game starts (or the master hands them a power): which
+    power they play."""
 
     power: str
     phase: str
     deadline: datetime | None
+    by_master: bool = False  # a replacement: the master chose the password
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import secrets
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -16,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from judge.clock import as_utc, utcnow
 from judge.core import initial_position, load_map
-from judge.service import clock
+from judge.service import clock, game_rules
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, GameNotice, GameStarted, PowerAssigned
 from judge.service.passwords import check_password, hash_password
@@ -64,6 +65,33 @@ def power_seat(session: Session, game: Game, power: str) -> Seat | None:
     return next((s for s in seats(session, game, "power") if s.power == power), None)
 
 
+def dummy_seats(session: Session, game: Game) -> list[Seat]:
+    """The powers the master has made dummies (SOLITAIRE: all of them)."""
+    return list(session.scalars(select(Seat).where(
+        Seat.game_id == game.id, Seat.kind == "power", Seat.status == "dummy")
+        .order_by(Seat.id)))
+
+
+def ordering_seats(session: Session, game: Game) -> list[Seat]:
+    """Every seat whose orders count: the players' and the dummies' (the master's orders)."""
+    return seats(session, game, "power") + dummy_seats(session, game)
+
+
+def make_dummy(session: Session, game: Game, power: str, now: datetime) -> Seat:
+    """A dummy seat for ``power``: no player; the master orders it with BECOME.
+
+    Its address is the master's (nothing is mailed to it: only active seats hear of the game)
+    and its password random, so nobody can sign on as it.
+    """
+    master = seats(session, game, "master")[0]
+    seat = Seat(game_id=game.id, kind="power", power=power, address=master.address,
+                password_hash=hash_password(secrets.token_urlsafe(24)), wait=False,
+                orders="{}", status="dummy", joined_at=now)
+    session.add(seat)
+    session.flush()
+    return seat
+
+
 def audience(session: Session, game: Game) -> tuple[str, ...]:
     """Everybody who hears of the game: players, observers and the master."""
     return tuple(dict.fromkeys(s.address for s in seats(session, game)))
@@ -90,9 +118,13 @@ def power_named(game: Game, word: str) -> str:
 
 def create_game(session: Session, name: str, password: str, address: str, now: datetime, *,
                 variant: str = "standard", rules: list[str] | None = None,
-                durations: dict[str, int] | None = None, grace: int | None = None
-                ) -> tuple[Game, Seat]:
-    """A new forming game and its master's seat (the creator's)."""
+                durations: dict[str, int] | None = None, grace: int | None = None,
+                victory: int | None = None) -> tuple[Game, Seat]:
+    """A new forming game and its master's seat (the creator's).
+
+    ``rules`` are resolved by the registry (unknown or conflicting ones are refused);
+    ``victory`` is the number of centres needed to win (the map's own by default).
+    """
     if not NAME_RE.match(name):
         raise GameError(f'"{name}" cannot be a game name: one word of up to 20 letters, digits,'
                         " - or _, starting with a letter.")
@@ -102,12 +134,16 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
     if variant not in VARIANTS:
         raise GameError(f'unknown variant "{variant}" (known: {", ".join(VARIANTS)}).')
     _check_password(password)
+    chosen = game_rules.choose(rules or [])
     m = load_map(variant)
+    if victory is not None and not 1 <= victory <= len(m.supply_centers):
+        raise GameError(f"VICTORY must be a number of centres from 1 to "
+                        f"{len(m.supply_centers)}.")
     pos = initial_position(m)
     d = {**clock.DEFAULT_SECONDS, **(durations or {})}
     game = Game(name=name, name_key=name.lower(), variant=variant, state="forming",
                 phase=str(pos.phase), position=dump_position(pos),
-                rules=" ".join(sorted({r.upper() for r in rules or []})),
+                rules=" ".join(chosen.names), victory_centers=victory,
                 movement_seconds=d["M"], retreat_seconds=d["R"], adjustment_seconds=d["A"],
                 grace_seconds=clock.DEFAULT_GRACE if grace is None else grace,
                 clock_stage=0, version=0, created_at=now)
@@ -218,16 +254,23 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     if game.state != "forming":
         raise GameError(f"{game.name} has already started.")
     players = seats(session, game, "power")
-    if not players:
-        raise GameError(f"{game.name} has no players yet.")
     m = load_map(game.variant)
-    free = [p for p in m.powers if p not in {s.wanted_power for s in players}]
+    if game_rules.has(game, "SOLITAIRE"):
+        # every power a dummy run by the master; the game needs no players to start
+        for power in m.powers:
+            if power not in {s.wanted_power for s in players}:
+                make_dummy(session, game, power, now)
+    elif not players:
+        raise GameError(f"{game.name} has no players yet.")
+    taken = {s.wanted_power for s in players} | {s.power for s in dummy_seats(session, game)}
+    free = [p for p in m.powers if p not in taken]
     _rng.shuffle(free)
     for seat in players:
         seat.power = seat.wanted_power or free.pop()
     game.state = "active"
     clock.start_clock(game, now)
-    # Powers nobody plays are in civil disorder: their units hold, their builds are waived.
+    # Powers nobody plays are vacant, in civil disorder: their units hold, their builds are
+    # waived, and the game never waits for them.
     order = {p: i for i, p in enumerate(m.powers)}
     assignments = tuple(sorted(((s.power, s.address) for s in players),
                                key=lambda pa: order[pa[0]]))
@@ -286,3 +329,46 @@ def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
     return [notice(session, game, f"{seat.power.capitalize()} left",
                    f"The player of {seat.power.capitalize()} has {verb} {game.name}; the power"
                    " is in civil disorder until the master finds a replacement.")]
+
+
+def _holder(session: Session, game: Game, power: str) -> Seat | None:
+    """The seat that orders ``power`` now: its player's or its dummy's."""
+    return power_seat(session, game, power) or next(
+        (s for s in dummy_seats(session, game) if s.power == power), None)
+
+
+def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list[Event]:
+    """The master makes ``power`` a dummy: its player (if any) leaves, its orders stay, and
+    from now on the master orders it (BECOME)."""
+    old = _holder(session, game, power)
+    if old is not None and old.status == "dummy":
+        raise GameError(f"{power.capitalize()} is already a dummy in {game.name}.")
+    seat = make_dummy(session, game, power, now)
+    if old is not None:
+        seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
+    return [notice(session, game, f"{power.capitalize()} is a dummy",
+                   f"The master has made {power.capitalize()} a dummy in {game.name}: it has no"
+                   " player, and the master gives its orders.")]
+
+
+def replace_player(session: Session, game: Game, power: str, address: str, password: str,
+                   now: datetime) -> tuple[Seat, list[Event]]:
+    """The master gives ``power`` to a new player (it was vacant, a dummy or played)."""
+    _check_password(password)
+    old = _holder(session, game, power)
+    if old is not None and old.status == "active" and old.address == address:
+        raise GameError(f"{address} already plays {power.capitalize()} in {game.name}.")
+    seat = Seat(game_id=game.id, kind="power", power=power, address=address,
+                password_hash=hash_password(password), wait=False, orders="{}",
+                status="active", joined_at=now)
+    if old is not None:  # the orders given so far stay with the power
+        seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
+    session.add(seat)
+    session.flush()
+    base = dict(game=game.name, variant=variant_title(game))
+    events: list[Event] = [
+        notice(session, game, f"{power.capitalize()} has a new player",
+               f"The master has given {power.capitalize()} in {game.name} to a new player."),
+        PowerAssigned(**base, to=(address,), power=power, phase=game.phase,  # type: ignore[arg-type]
+                      deadline=clock.deadline_of(game), by_master=True)]
+    return seat, events

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from judge.core import (Build, Disband, Map, Order, OrderError, Position, Remove, Retreat, Waive,
-                        parse_order)
+from judge.core import (Build, Disband, Map, Order, OrderError, Position, Remove, Retreat,
+                        Support, Waive, parse_order)
+from judge.core.maps import province_of
 from judge.core import check_order as illegal_because
 from judge.service.errors import GameError
 from judge.store.models import Seat
@@ -27,21 +28,25 @@ def _delta(pos: Position, power: str) -> int:
     return len(pos.centers.get(power, ())) - len(pos.units_of(power))
 
 
-def _buildable(pos: Position, power: str) -> int:
+def _buildable(pos: Position, power: str, build_any: bool) -> int:
     occupied = {u.province for u in pos.units}
     owned = pos.centers.get(power, frozenset())
-    return sum(1 for c in pos.map.powers[power].home_centers if c in owned and c not in occupied)
+    where = owned if build_any else pos.map.powers[power].home_centers
+    return sum(1 for c in where if c in owned and c not in occupied)
 
 
-def owed(pos: Position, power: str) -> int:
-    """How many orders the power must give this phase (0: nothing to do)."""
+def owed(pos: Position, power: str, *, build_any: bool = False) -> int:
+    """How many orders the power must give this phase (0: nothing to do).
+
+    ``build_any`` is the BUILD_ANY game rule: any vacant owned centre takes a build.
+    """
     t = pos.phase.type
     if t == "M":
         return len(pos.units_of(power))
     if t == "R":
         return sum(1 for d in pos.dislodged if d.unit.power == power)
     delta = _delta(pos, power)
-    return min(delta, _buildable(pos, power)) if delta > 0 else -delta
+    return min(delta, _buildable(pos, power, build_any)) if delta > 0 else -delta
 
 
 def _a(word: str) -> str:
@@ -60,24 +65,29 @@ def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
 
 
 def check_order(pos: Position, power: str, line: str, current: dict[str, str], *,
-                check_legality: bool = True) -> tuple[str, str]:
+                check_legality: bool = True, build_any: bool = False) -> tuple[str, str]:
     """The key and canonical text of an order line for ``power``, or GameError saying why not.
 
     Besides ownership and the phase type, the order must be possible on the board (the core's
     ``check_order``: a reachable destination, a unit to support that can get there, a fleet
     at sea to convoy, one of the unit's retreats, a vacant owned home centre to build in).
-    ``check_legality=False`` (the NO_CHECK game rule) leaves those errors to the results.
+    ``check_legality=False`` (the NO_CHECK game rule) leaves those errors to the results:
+    only what seed 002 checks at entry remains (every name known and unambiguous, which the
+    parser sees to, and no coast on the destination of a supported fleet move).
     """
     m, t = pos.map, pos.phase.type
     o = parse_for_phase(m, line, t)
     if t == "A":
-        key, text = _check_adjustment(pos, power, o, current)
+        key, text = _check_adjustment(pos, power, o, current, build_any)
     else:
         key, text = _check_unit_order(pos, power, o)
     if check_legality:
-        why = illegal_because(pos, power, o)
+        why = illegal_because(pos, power, o, build_any=build_any)
         if why:
             raise GameError(why + ".")
+    elif isinstance(o, Support) and o.dest and o.dest != province_of(o.dest):
+        raise GameError("a support of a fleet move may not name the coast it goes to "
+                        f"(write {m.location_text(province_of(o.dest))} without the coast).")
     return key, text
 
 
@@ -99,8 +109,8 @@ def _check_unit_order(pos: Position, power: str, o: Order) -> tuple[str, str]:
     return unit.province, o.text()
 
 
-def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, str]
-                      ) -> tuple[str, str]:
+def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, str],
+                      build_any: bool) -> tuple[str, str]:
     m, delta = pos.map, _delta(pos, power)
     builds = [k for k in current if k[0] in "BW"]
     if isinstance(o, (Build, Waive)):
@@ -125,17 +135,24 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
     return key, o.text()
 
 
-def submit_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True) -> str:
+def submit_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True,
+                build_any: bool = False, only_new: bool = False) -> str:
     """Check and store one order line for the seat's power; returns the canonical order.
 
     A refused line (GameError) changes nothing: the unit keeps its previous order, if any.
-    ``check_legality=False`` is the hook for the NO_CHECK rule (see :func:`check_order`).
+    ``check_legality=False`` is the NO_CHECK rule (see :func:`check_order`), ``build_any``
+    BUILD_ANY; ``only_new`` refuses to change an order already given (CIVIL_DISORDER after
+    the deadline: no late changes).
     """
     assert seat.power is not None
     current = stored_orders(seat)
-    if owed(pos, seat.power) == 0:
+    if owed(pos, seat.power, build_any=build_any) == 0:
         raise GameError(f"{seat.power.capitalize()} has no orders to give in {pos.phase}.")
-    key, text = check_order(pos, seat.power, line, current, check_legality=check_legality)
+    key, text = check_order(pos, seat.power, line, current, check_legality=check_legality,
+                            build_any=build_any)
+    if only_new and key in current:
+        raise GameError("the deadline has passed: under CIVIL_DISORDER an order given before"
+                        " it cannot be changed (orders for units without one are still taken).")
     current[key] = text
     seat.orders = json.dumps(current, sort_keys=True)
     return text
@@ -155,7 +172,8 @@ class OrderSet:
         return not self.missing
 
 
-def order_set(pos: Position, power: str, current: dict[str, str]) -> OrderSet:
+def order_set(pos: Position, power: str, current: dict[str, str], *,
+              build_any: bool = False) -> OrderSet:
     m, t = pos.map, pos.phase.type
     missing: list[str] = []
     if t == "M":
@@ -164,7 +182,7 @@ def order_set(pos: Position, power: str, current: dict[str, str]) -> OrderSet:
         missing = [d.unit.text(m) for d in pos.dislodged
                    if d.unit.power == power and d.unit.province not in current]
     else:
-        left = owed(pos, power) - len(current)
+        left = owed(pos, power, build_any=build_any) - len(current)
         word = "build" if _delta(pos, power) > 0 else "removal"
         missing = [f"{left} {word}{'s' if left > 1 else ''}"] if left > 0 else []
     return OrderSet(power, str(pos.phase), tuple(current[k] for k in sorted(current)),

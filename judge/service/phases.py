@@ -15,14 +15,17 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
-from judge.service import clock, draws
+from judge.core.adjudicator.civil_disorder import random_removals
+from judge.core.victory import winners, year_end_winners
+from judge.service import clock, draws, game_rules
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, PhaseProcessed
-from judge.service.games import audience, notice, seats, variant_title
+from judge.service.games import (audience, dummy_seats, notice, ordering_seats, seats,
+                                 variant_title)
 from judge.service.orders import order_set, orders_for_adjudication, owed, stored_orders
 from judge.service.positions import dump_position, load_position, parse_position_block
 from judge.service.results import clear_result, eliminated_between, record_result
-from judge.store.models import Game, PhaseSnapshot
+from judge.store.models import Game, PhaseSnapshot, Seat
 
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
@@ -36,26 +39,34 @@ def position_of(game: Game) -> Position:
     return load_position(game.variant, game.position)
 
 
+def _late(game: Game, pos: Position, power_seats: list[Seat]) -> list[str]:
+    build_any = game_rules.has(game, "BUILD_ANY")
+    late = [s.power for s in power_seats if s.power and owed(pos, s.power, build_any=build_any)
+            and not order_set(pos, s.power, stored_orders(s), build_any=build_any).complete]
+    order = list(pos.map.powers)
+    return sorted(late, key=order.index)  # type: ignore[arg-type]
+
+
 def waiting_powers(session: Session, game: Game, pos: Position | None = None) -> list[str]:
     """Powers with a player that still owe orders this phase (map order)."""
-    pos = pos or position_of(game)
-    late = []
-    for s in seats(session, game, "power"):
-        if s.power and owed(pos, s.power) and not order_set(pos, s.power, stored_orders(s)).complete:
-            late.append(s.power)
-    order = list(pos.map.powers)
-    return sorted(late, key=order.index)
+    return _late(game, pos or position_of(game), seats(session, game, "power"))
 
 
 def is_ready(session: Session, game: Game) -> bool:
-    """Every power owing orders has given them all, and nobody asked to wait."""
-    if game.state != "active":
+    """Every power owing orders has given them all, and nobody asked to wait.
+
+    Dummies count unless CD_DUMMIES is in force: without it the game waits (until the
+    deadline) for the master to order them.  Vacant powers (nobody joined, or the player left)
+    never hold the game up.  ALWAYS_WAIT games wait for the deadline or the master.
+    """
+    if game.state != "active" or game_rules.has(game, "ALWAYS_WAIT"):
         return False
     players = [s for s in seats(session, game, "power") if s.power]
+    dummies = [] if game_rules.has(game, "CD_DUMMIES") else dummy_seats(session, game)
     # with nobody left playing (all resigned or ejected) only the deadline moves the game on
-    if not players or any(s.wait for s in players):
+    if not (players or dummies) or any(s.wait for s in players):
         return False
-    return not waiting_powers(session, game)
+    return not _late(game, position_of(game), players + dummies)
 
 
 def process_if_ready(session: Session, game: Game, now: datetime) -> list[Event]:
@@ -70,7 +81,8 @@ def _target_unit(pos: Position, order: Any) -> Any:
     return None
 
 
-def results_facts(m: Map, before: Position, res: PhaseResult) -> dict[str, Any]:
+def results_facts(m: Map, before: Position, res: PhaseResult,
+                  won: tuple[str, ...] = ()) -> dict[str, Any]:
     """What the results mail says, as plain JSON-able values (also kept in the snapshot)."""
     lines = [r.judge_text(m, _target_unit(before, r.order)) for r in res.results]
     dislodged = []
@@ -96,8 +108,7 @@ def results_facts(m: Map, before: Position, res: PhaseResult) -> dict[str, Any]:
             n_c, n_u = len(nxt.centers.get(power, ())), len(nxt.units_of(power))
             if n_c or n_u:
                 facts["adjustments"].append([power.capitalize(), n_c, n_u, n_c - n_u])
-    winner = nxt.winner()
-    facts["winner"] = winner.capitalize() if winner else None
+    facts["winner"] = " and ".join(p.capitalize() for p in won) or None
     # recorded as the phase is processed: the game result reads them from the snapshots
     facts["eliminated"] = eliminated_between(before, nxt)
     return facts
@@ -126,10 +137,14 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
     session.refresh(game)
     m = load_map(game.variant)
     before = position_of(game)
-    players = seats(session, game, "power")
+    players = ordering_seats(session, game)
     orders = orders_for_adjudication(players)
-    res = adjudicate(before, orders)
-    facts = results_facts(m, before, res)
+    if game_rules.has(game, "CIVIL_DISORDER") and before.phase.type == "A":
+        _random_removals(game, before, orders)
+    res = adjudicate(before, orders, skip_empty=not game_rules.has(game, "DONT_SKIP_PHASES"),
+                     build_any=game_rules.has(game, "BUILD_ANY"))
+    won = _winners(game, res.position, before)
+    facts = results_facts(m, before, res, won)
     # A phase played after a ROLLBACK starts a new timeline: the undone phases go.
     session.execute(delete(PhaseSnapshot).where(PhaseSnapshot.game_id == game.id,
                                                 PhaseSnapshot.rolled_back.is_(True)))
@@ -142,24 +157,58 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
                                                  if s.power}, sort_keys=True),
                               results=json.dumps(facts), position_after=dump_position(after),
                               processed_at=now, rolled_back=False))
-    return _enter(session, game, after, now, reason, processed=facts)
+    return _enter(session, game, after, now, reason, processed=facts, before=before)
+
+
+def _random_removals(game: Game, pos: Position, orders: dict[str, list[str]]) -> None:
+    """CIVIL_DISORDER: removals a power did not order are chosen at random (seed 002),
+    keeping units on supply centres; seeded by game and phase, so a rolled-back phase
+    processed again removes the same units."""
+    for power in pos.map.powers:
+        owe = len(pos.units_of(power)) - len(pos.centers.get(power, ())) \
+            - len(orders.get(power, []))
+        if owe <= 0:
+            continue
+        named = {line.split()[-1].upper() for line in orders.get(power, [])}
+        left = [u for u in pos.units_of(power) if u.province.upper() not in named]
+        chosen = random_removals(pos.map, left, owe, f"{game.id}:{pos.phase}:{power}")
+        orders.setdefault(power, []).extend(f"REMOVE {u.code}" for u in chosen)
+
+
+def _winners(game: Game, pos: Position, before: Position | None) -> tuple[str, ...]:
+    """Who has won on entering ``pos`` (HOLD_WIN and SHARED_VICTORY as seed 002 says)."""
+    needed = game.victory_centers or pos.map.victory_centers
+    shared = game_rules.has(game, "SHARED_VICTORY")
+    counts = pos.center_counts()
+    if not game_rules.has(game, "HOLD_WIN"):
+        found = winners(counts, needed, shared=shared)
+    # HOLD_WIN looks only at year ends: the centres before them are last year's
+    elif before is None or before.phase.season != "F" or pos.phase.season == "F":
+        found = ()
+    else:
+        found = year_end_winners(counts, before.center_counts(), needed, shared=shared,
+                                 hold_win=True)
+    order = list(pos.map.powers)
+    return tuple(sorted(found, key=order.index))
 
 
 def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: str,
-           processed: dict[str, Any] | None) -> list[Event]:
+           processed: dict[str, Any] | None, before: Position | None = None) -> list[Event]:
     """Make ``pos`` the game's current position: clear orders, set the clock, check victory."""
     played = game.phase
     game.phase, game.position = str(pos.phase), dump_position(pos)
-    for s in seats(session, game, "power"):
+    for s in ordering_seats(session, game):
         s.orders, s.wait = "{}", False
     draws.clear_votes(session, game)
-    winner = pos.winner()
+    found = _winners(game, pos, before)
+    winner = " ".join(found) or None
     events: list[Event] = []
     base = dict(game=game.name, variant=variant_title(game), to=audience(session, game))
     if winner:
         game.state, game.winner = "finished", winner
         clock.stop_clock(game)
-        record_result(session, game, "solo", (winner,), played, pos, now)
+        record_result(session, game, "solo" if len(found) == 1 else "draw", found, played,
+                      pos, now)
     elif game.state == "active":
         clock.start_clock(game, now)
     if processed is not None:
@@ -168,7 +217,8 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
                                      deadline=clock.deadline_of(game) if game.state == "active"
                                      else None, reason=reason))
     if winner:
-        events.append(GameEnded(**base, phase=played, how="victory", winner=winner))  # type: ignore[arg-type]
+        events.append(GameEnded(**base, phase=played, how="victory",  # type: ignore[arg-type]
+                                winner=found[0], members=found))
     return events
 
 
@@ -195,7 +245,7 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
     pos = load_position(game.variant, target.position_before)
     game.phase, game.position = str(pos.phase), target.position_before
     saved = json.loads(target.orders)
-    for s in seats(session, game, "power"):
+    for s in ordering_seats(session, game):
         s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
     if game.state == "active":
         clock.start_clock(game, now)
@@ -230,7 +280,7 @@ def set_position(session: Session, game: Game, phase: str | None, lines: list[st
     pos = parse_position_block(m, (phase or game.phase).upper(), lines)
     game.version += 1
     game.phase, game.position = str(pos.phase), dump_position(pos)
-    for s in seats(session, game, "power"):
+    for s in ordering_seats(session, game):
         s.orders, s.wait = "{}", False
     draws.clear_votes(session, game)
     counts = ", ".join(f"{p.capitalize()} {n}" for p, n in pos.center_counts().items() if n)

@@ -113,7 +113,8 @@ class Game(Base):
     next_event_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # bumped by every change of phase: processing is conditional on it
     version: Mapped[int] = mapped_column(Integer, default=0)
-    winner: Mapped[str | None] = mapped_column(String(32))
+    # the winner, or the winners of a shared victory, space-separated
+    winner: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # the master's SET NODIAS: draws may leave survivors out (DIAS, the default, when False)
     nodias: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -160,7 +161,8 @@ class Seat(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     wait: Mapped[bool] = mapped_column(Boolean, default=False)
     orders: Mapped[str] = mapped_column(Text, default="{}")  # unit key → order text (JSON)
-    status: Mapped[str] = mapped_column(String(16), default="active")  # active|resigned|ejected
+    # active | dummy (no player; the master orders it) | resigned | ejected | replaced
+    status: Mapped[str] = mapped_column(String(16), default="active")
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -41,6 +41,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column("observer_press", sa.Boolean(), nullable=False,
                                    server_default=sa.false()))
         batch.add_column(sa.Column("victory_centers", sa.Integer(), nullable=True))
+        # a shared victory (SHARED_VICTORY) names several powers
+        batch.alter_column("winner", existing_type=sa.String(32), type_=sa.String(200))
     with op.batch_alter_table("phase_snapshots") as batch:
         batch.add_column(sa.Column("variant_before", sa.Text(), nullable=True))
         batch.add_column(sa.Column("variant_after", sa.Text(), nullable=True))
@@ -51,6 +53,7 @@ def downgrade() -> None:
         batch.drop_column("variant_after")
         batch.drop_column("variant_before")
     with op.batch_alter_table("games") as batch:
+        batch.alter_column("winner", existing_type=sa.String(200), type_=sa.String(32))
         batch.drop_column("victory_centers")
         batch.drop_column("observer_press")
         batch.drop_column("grey_press")

@@ -13,10 +13,10 @@ from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import judge_date, outgoing_for
-from judge.service import clock
+from judge.service import clock, game_rules
 from judge.service.errors import GameError
 from judge.service.games import (create_game, find_game, join_game, observe_game, signon,
-                                 variant_title)
+                                 start_game, variant_title)
 from judge.service.phases import snapshots
 from judge.service.tournaments import add_game, check_tournament_for, tournament_for
 from judge.store.models import Seat
@@ -45,7 +45,7 @@ def _parse_create(args: tuple[str, ...]) -> dict:
         elif word == "RULES":
             i += 1
             while i < len(args) and args[i].upper() not in ("VARIANT", "DEADLINE", "GRACE",
-                                                            "TOURNAMENT"):
+                                                            "TOURNAMENT", "VICTORY", "RULES"):
                 opts["rules"].append(args[i].upper())
                 i += 1
         elif word == "DEADLINE" and i + 1 < len(args):
@@ -62,15 +62,22 @@ def _parse_create(args: tuple[str, ...]) -> dict:
         elif word == "TOURNAMENT" and i + 1 < len(args):
             opts["tournament"] = args[i + 1]
             i += 2
+        elif word == "VICTORY" and i + 1 < len(args):
+            if not args[i + 1].isdigit():
+                raise CommandError("VICTORY takes the number of supply centres needed to win,"
+                                   " e.g. VICTORY 15.")
+            opts["victory"] = int(args[i + 1])
+            i += 2
         else:
             raise CommandError(f'"{args[i]}" is not understood here: CREATE <game> <password>'
                                " [VARIANT <name>] [RULES <RULE> ...] [DEADLINE <duration>]"
-                               " [GRACE <duration>] [TOURNAMENT <name>].")
+                               " [GRACE <duration>] [VICTORY <centres>] [TOURNAMENT <name>].")
     return opts
 
 
 @command("CREATE", syntax="CREATE <game> <password> [VARIANT <name>] [RULES <RULE> ...]"
-         " [TOURNAMENT <name>]", summary="a new game; you become its master")
+         " [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>] [TOURNAMENT <name>]",
+         summary="a new game; you become its master")
 def create_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) < 2:
         raise CommandError("CREATE needs a game name and a password.")
@@ -87,15 +94,32 @@ def create_command(ctx: Context, cmd: Command) -> None:
         in_tournament = f" in tournament {tournament.name}"
     sign_on_as(ctx, master, game.name)
     rules = f" with rules {game.rules}" if game.rules else ""
-    ctx.answer(cmd.line_no, cmd.text,
-               f"Game {game.name} ({variant_title(game)}{rules}) created{in_tournament};"
-               " you are its master"
-               f" and signed on as such (SIGNON M{game.name} <password> later).\n"
-               f"Deadlines: movement {clock.format_duration(game.movement_seconds)}, retreats "
-               f"{clock.format_duration(game.retreat_seconds)}, adjustments "
-               f"{clock.format_duration(game.adjustment_seconds)}, grace "
-               f"{clock.format_duration(game.grace_seconds)}.\n"
-               f"Players join with JOIN {game.name} <password>.")
+    explained = game_rules.choose(opts["rules"])  # as asked: says what brought what in
+    text = (f"Game {game.name} ({variant_title(game)}{rules}) created{in_tournament};"
+            " you are its master"
+            f" and signed on as such (SIGNON M{game.name} <password> later).\n")
+    if explained.brought_in:
+        text += "Rules:\n" + game_rules.explain(explained) + "\n"
+    if game.victory_centers:
+        text += f"Victory: {game.victory_centers} supply centres.\n"
+    if game_rules.has(game, "NO_DEADLINE"):
+        text += "No deadlines (NO_DEADLINE): phases move on when all have ordered, or by" \
+                " PROCESS.\n"
+    else:
+        text += (f"Deadlines: movement {clock.format_duration(game.movement_seconds)}, "
+                 f"retreats {clock.format_duration(game.retreat_seconds)}, adjustments "
+                 f"{clock.format_duration(game.adjustment_seconds)}, grace "
+                 f"{clock.format_duration(game.grace_seconds)}.\n")
+    if game_rules.has(game, "SOLITAIRE"):
+        # seed 002: the forming phase is skipped, every power a dummy of the master's
+        ctx.outgoing.extend(outgoing_for(start_game(ctx.session, game, ctx.now),
+                                         ctx.config.judge.name))
+        text += (f"SOLITAIRE: {game.name} has started at {game.phase}; every power is a dummy."
+                 " Order one with BECOME <power> and its orders (several powers in one mail),"
+                 " then PROCESS.")
+    else:
+        text += f"Players join with JOIN {game.name} <password>."
+    ctx.answer(cmd.line_no, cmd.text, text)
 
 
 def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | None) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from judge.commands.registry import Role, all_commands, command
 from judge.mail.game_mail import judge_date
 from judge.service import clock
-from judge.service.games import find_game, seats, variant_title
+from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
 from judge.store.models import Game
 from judge.resources import templates_dir
 
@@ -76,12 +76,15 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     pos = position_of(game)
     counts = pos.center_counts()
     players = {s.power: s for s in seats(ctx.session, game, "power") if s.power}
+    dummies = {s.power for s in dummy_seats(ctx.session, game)}
+    build_any = "BUILD_ANY" in rules_of(game)
     rows = []
     for power in pos.map.powers:
         seat = players.get(power)
-        status = "civil disorder" if seat is None else "playing"
-        if seat is not None and game.state == "active" and owed(pos, power):
-            done = order_set(pos, power, stored_orders(seat)).complete
+        status = ("dummy" if power in dummies else "civil disorder") if seat is None \
+            else "playing"
+        if seat is not None and game.state == "active" and owed(pos, power, build_any=build_any):
+            done = order_set(pos, power, stored_orders(seat), build_any=build_any).complete
             if is_master or getattr(identity, "power", None) == power:
                 status = "orders complete" if done else "orders missing"
             if seat.wait and (is_master or getattr(identity, "power", None) == power):
@@ -92,7 +95,7 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     mine_orders = None
     if identity is not None and getattr(identity, "power", None) in players:
         power = identity.power  # type: ignore[attr-defined]
-        mine_orders = order_set(pos, power, stored_orders(players[power]))
+        mine_orders = order_set(pos, power, stored_orders(players[power]), build_any=build_any)
     return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
                 deadline=judge_date(clock.deadline_of(game)) if game.state == "active" else "",
                 npowers=len(pos.map.powers), mine=mine_orders,

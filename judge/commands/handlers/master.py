@@ -1,10 +1,9 @@
 """Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME (also of a game
 ended by a draw or concession), TERMINATE, PROCESS, ROLLBACK, ROLLFORWARD, SET DEADLINE,
-SET GRACE, BECOME, EJECT, POSITION."""
+SET GRACE, SET RULES, BECOME, DUMMY, REPLACE, EJECT, POSITION."""
 
 from __future__ import annotations
 
-import secrets
 from typing import Callable
 
 from judge.commands.context import Context
@@ -12,15 +11,17 @@ from judge.commands.errors import CommandError
 from judge.commands.identity import Identity, process_when_ready
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
+from judge.mail.addresses import normalise
 from judge.mail.game_mail import judge_date, outgoing_for
 from judge.service import clock
 from judge.service.draws import resume_ended
 from judge.service.events import Event
-from judge.service.games import (leave, lock_game, pause_game, power_named, power_seat,
+from judge.service import game_rules
+from judge.service.games import (dummy_power, notice, dummy_seats, leave, lock_game, make_dummy,
+                                 pause_game, power_named, power_seat, replace_player,
                                  resume_game, seats, start_game, terminate_game)
-from judge.service.passwords import hash_password
 from judge.service.phases import process_phase, rollback, rollforward, set_position
-from judge.store.models import Game, Seat
+from judge.store.models import Game
 
 RUNNING = frozenset({"active", "paused"})
 REPAIRABLE = frozenset({"active", "paused", "finished"})
@@ -94,6 +95,9 @@ def set_deadline(ctx: Context, cmd: Command) -> None:
                            " date and time (2026-12-01 18:00).")
     if game.state != "active":
         raise CommandError(f"{game.name} is {game.state}: its clock is not running.")
+    if game_rules.has(game, "NO_DEADLINE"):
+        raise CommandError(f"{game.name} has no deadlines (NO_DEADLINE): phases move on when"
+                           " all have ordered, or by PROCESS. SET RULES can drop the rule.")
     when = clock.parse_when(cmd.rest, ctx.now)
     if when <= ctx.now:
         raise CommandError("the deadline must be in the future.")
@@ -120,14 +124,11 @@ def become_command(ctx: Context, cmd: Command) -> None:
         raise CommandError("BECOME needs a power.")
     game = _game(ctx)
     power = power_named(game, cmd.args[0])
-    seat = power_seat(ctx.session, game, power)
+    seat = power_seat(ctx.session, game, power) or next(
+        (s for s in dummy_seats(ctx.session, game) if s.power == power), None)
     if seat is None:
-        # Nobody plays it: the master takes it over, mail going to the master's address.
-        seat = Seat(game_id=game.id, kind="power", power=power, address=ctx.mail.sender,
-                    password_hash=hash_password(secrets.token_urlsafe(24)), wait=False,
-                    orders="{}", status="active", joined_at=ctx.now)
-        ctx.session.add(seat)
-        ctx.session.flush()
+        # Nobody plays it: it becomes a dummy, ordered by the master.
+        seat = make_dummy(ctx.session, game, power, ctx.now)
     identity: Identity = ctx.identity
     identity.role = Role.MASTER | Role.POWER
     identity.power, identity.power_seat_id = power, seat.id
@@ -163,3 +164,60 @@ def position_command(ctx: Context, cmd: Command) -> None:
     events = set_position(ctx.session, game, cmd.args[0] if cmd.args else None,
                           list(cmd.block), ctx.now)
     _announce(ctx, cmd, events, f"The board of {game.name} is set at {game.phase}.")
+
+
+@command("DUMMY", roles=Role.MASTER, states=RUNNING, syntax="DUMMY <power>",
+         summary="make a power a dummy: no player; you order it with BECOME")
+def dummy_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("DUMMY needs a power.")
+    game = _game(ctx)
+    power = power_named(game, cmd.args[0])
+    events = dummy_power(ctx.session, game, power, ctx.now)
+    cd = ("it is processed without waiting for it (CD_DUMMIES)"
+          if game_rules.has(game, "CD_DUMMIES") else
+          "the game waits for its orders (BECOME it to order) until the deadline")
+    _announce(ctx, cmd, events, f"{power.capitalize()} is now a dummy; {cd}.")
+    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+
+
+@command("REPLACE", roles=Role.MASTER, states=RUNNING,
+         syntax="REPLACE <power> <address> <password>",
+         summary="give a power (vacant, a dummy or played) to a new player")
+def replace_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 3 or "@" not in cmd.args[1]:
+        raise CommandError("REPLACE needs a power, the new player's address and a password"
+                           " for them, e.g. REPLACE France new@example.org secret.")
+    game = _game(ctx)
+    power = power_named(game, cmd.args[0])
+    address = normalise(cmd.args[1])
+    seat, events = replace_player(ctx.session, game, power, address, cmd.args[2], ctx.now)
+    _announce(ctx, cmd, events, f"{power.capitalize()} is now played by {address}; they have"
+              f" been told to sign on with SIGNON {power[0]}{game.name} and the password you"
+              " chose (tell it to them yourself: the judge never mails passwords).")
+
+
+@command("SET", "RULES", roles=Role.MASTER, syntax="SET RULES <RULE> ... | NONE",
+         summary="the game's rules (GET RULES lists them); once running only some may change")
+def set_rules(ctx: Context, cmd: Command) -> None:
+    if not cmd.args:
+        raise CommandError("SET RULES needs the rules (SET RULES NONE for none); GET RULES"
+                           " lists them.")
+    game = _game(ctx)
+    if game.state in ("finished", "terminated"):
+        raise CommandError(f"{game.name} is over.")
+    before = set(game.rules.split())
+    rules = game_rules.change(game, [a.upper() for a in cmd.args], ctx.now)
+    text = f"The rules of {game.name} are now: {' '.join(rules.names) or 'none'}."
+    if rules.names:
+        text += "\n" + game_rules.explain(rules)
+    events: list[Event] = []
+    if before ^ set(rules.names) and game.state != "forming":
+        events.append(notice(ctx.session, game, "Rules changed",
+                             f"The master has changed the rules of {game.name}: now "
+                             f"{' '.join(rules.names) or 'none'}."))
+    if game.state == "forming" and "SOLITAIRE" in rules.names:
+        events += start_game(ctx.session, game, ctx.now)
+        text += f"\nSOLITAIRE: {game.name} has started, every power a dummy for you to order."
+    _announce(ctx, cmd, events, text)
+    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))

@@ -10,6 +10,7 @@ from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.addresses import normalise
 from judge.mail.game_mail import outgoing_for
+from judge.service import game_rules
 from judge.service.games import leave, lock_game
 from judge.service.passwords import hash_password
 from judge.store.models import Seat
@@ -21,7 +22,10 @@ def _seat(ctx: Context, power_seat: bool = False) -> Seat:
     identity: Identity = ctx.identity
     seat_id = identity.power_seat_id if power_seat else identity.seat_id
     seat = ctx.session.get(Seat, seat_id) if seat_id else None
-    if seat is None or seat.status != "active":
+    # a dummy power is the master's to order (BECOME)
+    dummy_of_master = seat is not None and seat.status == "dummy" \
+        and bool(identity.role & Role.MASTER)
+    if seat is None or (seat.status != "active" and not dummy_of_master):
         raise CommandError("you have no place in this game any more.")
     return seat
 
@@ -49,6 +53,10 @@ def set_address(ctx: Context, cmd: Command) -> None:
 
 def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
     seat = _seat(ctx, power_seat=True)
+    game = lock_game(ctx.session, seat.game_id)
+    if wait and game_rules.has(game, "REAL_TIME"):
+        raise CommandError(f"{game.name} is a REAL_TIME game: it is processed as soon as the"
+                           " last orders are in, and nobody may make it wait.")
     seat.wait = wait
     if wait:
         ctx.answer(cmd.line_no, cmd.text, "The phase will not be processed before its deadline.")
@@ -75,6 +83,9 @@ def set_nowait(ctx: Context, cmd: Command) -> None:
 def clear_command(ctx: Context, cmd: Command) -> None:
     seat = _seat(ctx, power_seat=True)
     game = lock_game(ctx.session, seat.game_id)
+    if game_rules.order_options(game, ctx.now)["only_new"] and seat.orders != "{}":
+        raise CommandError("the deadline has passed: under CIVIL_DISORDER orders given before"
+                           " it cannot be withdrawn.")
     seat.orders = "{}"
     ctx.answer(cmd.line_no, cmd.text, f"All orders of {seat.power.capitalize()} withdrawn.")  # type: ignore[union-attr]
     ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
