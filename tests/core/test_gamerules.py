@@ -23,7 +23,8 @@ from judge.core.gamerules import (
     rule_descriptions,
 )
 
-SEED = Path("/work/shared/seeds/002_2bdaf27d604d10fb.txt")
+# ../shared beside the checkout, as CI places it
+SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "002_2bdaf27d604d10fb.txt"
 
 SEED_RULES = [
     "POWER_CHOICE", "MULTIPLE_POWERS_PER_PLAYER", "NO_OBSERVATIONS",
