@@ -73,5 +73,6 @@ def order_options(game: Game, now: datetime) -> dict[str, bool]:
     """How the game's rules change order entry (keywords of ``orders.submit_line``)."""
     return {"check_legality": not has(game, "NO_CHECK"),
             "build_any": has(game, "BUILD_ANY"),
-            # CIVIL_DISORDER brings the DPjudge's NO_LATE_CHANGES with it
-            "only_new": has(game, "CIVIL_DISORDER") and past_deadline(game, now)}
+            # CIVIL_DISORDER brings the DPjudge's NO_LATE_CHANGES with it, unless LATE_CHANGES
+            "only_new": has(game, "CIVIL_DISORDER") and not has(game, "LATE_CHANGES")
+            and past_deadline(game, now)}

@@ -281,12 +281,18 @@ def test_civil_disorder_allows_no_late_changes(judge_in_process: Judge) -> None:
     assert game_row(j).phase == "F1901M"  # all in: processed
 
 
-def test_late_changes_without_civil_disorder(judge_in_process: Judge) -> None:
+def test_late_changes_without_civil_disorder_or_with_late_changes(judge_in_process: Judge
+                                                                  ) -> None:
     j = judge_in_process
-    small_game(j, "GRACE 2h", ("FRANCE", "GERMANY"))
-    orders(j, 0, "FRANCE", "\n".join(ALL_HOLD["FRANCE"]))
-    force_due(j, "g", utcnow() - timedelta(minutes=5))
-    assert "Accepted: A PAR - BUR" in orders(j, 0, "FRANCE", "A Par-Bur")
+    for name, rules in (("g", ""), ("h", "RULES CIVIL_DISORDER LATE_CHANGES")):
+        j.mail(MASTER, f"CREATE {name} mpw RULES POWER_CHOICE START_MASTER {rules} GRACE 2h")
+        j.mail(player(0), f"JOIN {name} pw0 France")
+        j.mail(player(1), f"JOIN {name} pw1 Germany")
+        j.mail(MASTER, f"SIGNON M{name} mpw\nSTART")
+        j.passwords = {"FRANCE": "pw0", "GERMANY": "pw1"}
+        orders(j, 0, "FRANCE", "\n".join(ALL_HOLD["FRANCE"]), name)
+        force_due(j, name, utcnow() - timedelta(minutes=5))
+        assert "Accepted: A PAR - BUR" in orders(j, 0, "FRANCE", "A Par-Bur", name)
 
 
 def test_cd_dummies(judge_in_process: Judge) -> None:
