@@ -255,18 +255,17 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
         raise GameError(f"{game.name} has already started.")
     players = seats(session, game, "power")
     m = load_map(game.variant)
-    if game_rules.has(game, "SOLITAIRE"):
-        # every power a dummy run by the master; the game needs no players to start
-        for power in m.powers:
-            if power not in {s.wanted_power for s in players}:
-                make_dummy(session, game, power, now)
-    elif not players:
+    solitaire = game_rules.has(game, "SOLITAIRE")
+    if not players and not solitaire:  # SOLITAIRE needs no players
         raise GameError(f"{game.name} has no players yet.")
-    taken = {s.wanted_power for s in players} | {s.power for s in dummy_seats(session, game)}
-    free = [p for p in m.powers if p not in taken]
+    free = [p for p in m.powers if p not in {s.wanted_power for s in players}]
     _rng.shuffle(free)
     for seat in players:
         seat.power = seat.wanted_power or free.pop()
+    if solitaire:
+        # every power nobody joined for is a dummy run by the master
+        for power in free:
+            make_dummy(session, game, power, now)
     game.state = "active"
     clock.start_clock(game, now)
     # Powers nobody plays are vacant, in civil disorder: their units hold, their builds are

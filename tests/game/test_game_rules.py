@@ -438,3 +438,15 @@ def test_no_check(judge_in_process: Judge) -> None:
     j.mail(MASTER, "SIGNON Mh mpw\nSTART")
     body = j.mail(player(3), "SIGNON Fh px\nA Par-Mun").body
     assert "Error:" in body and "Accepted" not in body
+
+
+def test_solitaire_chosen_while_forming_starts_the_game(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    create(j, "")
+    j.mail(player(0), "JOIN g pw0")
+    body = j.mail(MASTER, f"{M}\nSET RULES SOLITAIRE").body
+    assert "SOLITAIRE: g has started, every power a dummy for you to order." in body
+    with j.store.transaction() as s:
+        kinds = sorted(x.status for x in s.scalars(select(Seat).where(Seat.kind == "power")))
+    assert kinds == ["active"] + ["dummy"] * 6  # the player keeps a power, six dummies
+    assert game_row(j).state == "active" and game_row(j).deadline is None
