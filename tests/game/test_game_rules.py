@@ -445,7 +445,7 @@ def test_solitaire_chosen_while_forming_starts_the_game(judge_in_process: Judge)
     create(j, "")
     j.mail(player(0), "JOIN g pw0")
     body = j.mail(MASTER, f"{M}\nSET RULES SOLITAIRE").body
-    assert "SOLITAIRE: g has started, every power a dummy for you to order." in body
+    assert "SOLITAIRE: g has started; every power nobody plays is a dummy" in body
     with j.store.transaction() as s:
         kinds = sorted(x.status for x in s.scalars(select(Seat).where(Seat.kind == "power")))
     assert kinds == ["active"] + ["dummy"] * 6  # the player keeps a power, six dummies

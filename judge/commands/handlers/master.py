@@ -218,6 +218,7 @@ def set_rules(ctx: Context, cmd: Command) -> None:
                              f"{' '.join(rules.names) or 'none'}."))
     if game.state == "forming" and "SOLITAIRE" in rules.names:
         events += start_game(ctx.session, game, ctx.now)
-        text += f"\nSOLITAIRE: {game.name} has started, every power a dummy for you to order."
+        text += (f"\nSOLITAIRE: {game.name} has started; every power nobody plays is a dummy"
+                 " for you to order.")
     _announce(ctx, cmd, events, text)
     ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
