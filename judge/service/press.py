@@ -105,8 +105,8 @@ def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
         raise GameError(f"you no longer have a place in {game.name}.")
     body = _trimmed(lines)
     if not body:
-        raise GameError("the press has no text between its first line and ENDPRESS; "
-                        "nothing was sent.")
+        raise GameError("the press has no text between its first line and ENDPRESS. "
+                        "Nothing was sent.")
     sender = sender_of(seat)
     problem = refusal(sender, addressing, press_facts(session, game))
     if problem is not None:
