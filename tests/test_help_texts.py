@@ -139,8 +139,18 @@ def test_commands_covers_the_command_language() -> None:
         "SOI", "Undo SOI", "START", "PROCESS", "PAUSE", "RESUME",
         "TERMINATE", "ROLLBACK", "ROLLFORWARD", "SET DIAS", "SET NODIAS",
         "SET DEADLINE", "SET GRACE", "SET RULES", "BECOME", "EJECT",
-        "POSITION", "ENDPOSITION", "TOURNAMENT", "STANDINGS",
+        "POSITION", "ENDPOSITION", "TOURNAMENT", "STANDINGS", "SET GREY",
+        "SET NOGREY", "SET OBSERVER PRESS", "SET NO OBSERVER PRESS",
     ):
+        assert command in flat, command
+
+
+def test_press_names_every_press_command_and_setting() -> None:
+    flat = " ".join(render("press.txt").split())
+    for command in ("PRESS TO <powers> [GREY]", "BROADCAST [GREY]", "ENDPRESS",
+                    "PRESS TO M", "MASTER", "GRAY", "SET GREY", "SET NOGREY",
+                    "SET NO GREY", "SET OBSERVER PRESS", "SET NO OBSERVER PRESS",
+                    "SET NOOBSERVER PRESS", "NO_PRESS", "PUBLIC_PRESS", "HISTORY"):
         assert command in flat, command
 
 

@@ -18,8 +18,9 @@ from judge.config import Config
 from judge.core import load_map
 from judge.mail.compose import Composer
 from judge.mail.outbox import enqueue
+from judge.mail.press_mail import press_outgoing
 from judge.service.events import (Event, GameEnded, GameNotice, GameStarted, LateNotice,
-                                  PhaseProcessed, PowerAssigned, Reminder)
+                                  PhaseProcessed, PowerAssigned, PressSent, Reminder)
 
 
 def judge_date(when: datetime | None) -> str:
@@ -50,6 +51,9 @@ def _ending_subject(e: GameEnded) -> str:
 def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
     out: list[Outgoing] = []
     for e in events:
+        if isinstance(e, PressSent):  # two copies: the readers' and the master's
+            out.extend(press_outgoing(e, judge_name))
+            continue
         if not e.to:
             continue
         variables: dict[str, Any] = {"event": e}

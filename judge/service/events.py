@@ -78,4 +78,21 @@ class GameNotice(GameEvent):
     deadline: datetime | None = None
 
 
-Event = GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice | GameNotice
+@dataclass(frozen=True)
+class PressSent(GameEvent):
+    """A press message: ``to`` get the readers' copy (grey hides the sender from them),
+    ``master_to`` the master's copy, which always names the sender."""
+
+    phase: str
+    deadline: datetime | None
+    sender: str  # the power, MASTER or OBSERVER
+    powers: tuple[str, ...]  # the powers addressed (map order); empty for a broadcast
+    to_master: bool
+    broadcast: bool
+    grey: bool
+    body: tuple[str, ...]
+    master_to: tuple[str, ...] = ()
+
+
+Event = (GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice
+         | GameNotice | PressSent)

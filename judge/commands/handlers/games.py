@@ -9,6 +9,7 @@ import json
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
+from judge.commands.handlers.press import press_for_history
 from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
@@ -180,19 +181,24 @@ def signon_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("HISTORY", syntax="HISTORY <game> [<phase>]",
-         summary="the results of the phases played so far")
+         summary="the results of the phases played so far, and the press you may see")
 def history_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) not in (1, 2):
         raise CommandError("HISTORY needs a game name (and may name one phase).")
     game = find_game(ctx.session, cmd.args[0])
     played = snapshots(ctx.session, game)
-    if len(cmd.args) == 2:
-        played = [s for s in played if s.phase == cmd.args[1].upper()]
-        if not played:
-            raise CommandError(f"{cmd.args[1].upper()} has not been played in {game.name}.")
+    phase = cmd.args[1].upper() if len(cmd.args) == 2 else None
+    press = press_for_history(ctx, game, phase)
+    if phase is not None:
+        played = [s for s in played if s.phase == phase]
+        if not played and not press:
+            raise CommandError(f"{phase} has not been played in {game.name}.")
+    # press of a phase not (or no longer) played comes after the results
+    unplayed = [(p, entries) for p, entries in press.items()
+                if p not in {s.phase for s in played}]
     ctx.answer(cmd.line_no, cmd.text, ctx.render(
         "game/history.txt", game=game, phases=[json.loads(s.results) for s in played],
-        **ctx.template_vars()))
+        press=press, unplayed_press=unplayed, phase_asked=phase, **ctx.template_vars()))
 
 
 @command("SUMMARY", syntax="SUMMARY <game>", summary="a short summary of a game's course")

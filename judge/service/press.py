@@ -1,0 +1,220 @@
+"""Press over the store: sending a press message, the master's press settings, and the press
+each reader may see in HISTORY.
+
+What is allowed is decided by the pure rules of :mod:`judge.core.press`; this module gathers
+the game's facts for them (rules, settings, survivors, who plays what, Formal Diplomacy wars),
+archives an accepted press in ``press`` and returns a :class:`PressSent` event naming who gets
+which copy.  A refusal raises :class:`GameError` before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.clock import as_utc
+from judge.core.formal.state import FormalState
+from judge.core.maps import Map
+from judge.core.press import (MASTER, OBSERVER, Addressing, PressError, PressGame,
+                              parse_addressing, refusal)
+from judge.service import clock
+from judge.service.errors import GameError
+from judge.service.events import Event, PressSent
+from judge.service.games import notice, rules_of, seats, variant_title
+from judge.service.phases import position_of
+from judge.store.models import Game, Press, Seat
+
+OVER = ("finished", "terminated")
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who reads the archive: ``kind`` is master, power, observer, or None (not signed on to
+    this game)."""
+
+    kind: str | None = None
+    power: str | None = None
+    seat_id: int | None = None
+
+
+@dataclass(frozen=True)
+class PressView:
+    """One archived press as one reader may see it: ``sender`` is None when it is hidden."""
+
+    phase: str
+    sender: str | None
+    grey: bool
+    powers: tuple[str, ...]
+    to_master: bool
+    broadcast: bool
+    body: tuple[str, ...]
+    sent_at: datetime
+
+
+def game_map(game: Game) -> Map:
+    return position_of(game).map
+
+
+def read_addressing(game: Game, text: str, broadcast_command: bool) -> Addressing:
+    """The addressing of a PRESS or BROADCAST line, or a GameError saying what is wrong."""
+    found = parse_addressing(game_map(game), text, broadcast_command)
+    if isinstance(found, PressError):
+        raise GameError(f"{found.message} Nothing was sent.")
+    return found
+
+
+def sender_of(seat: Seat) -> str:
+    """How the archive names a seat that sends press: its power, MASTER or OBSERVER."""
+    if seat.kind == "master":
+        return MASTER
+    if seat.kind == "observer":
+        return OBSERVER
+    assert seat.power is not None
+    return seat.power
+
+
+def formal_state(game: Game) -> FormalState | None:
+    """The wars of a Formal Diplomacy game, or None for any other game."""
+    if game.variant != "formal" or not game.variant_state:
+        return None
+    doc = json.loads(game.variant_state).get("formal")
+    return FormalState.from_dict(doc) if doc is not None else None
+
+
+def press_facts(session: Session, game: Game) -> PressGame:
+    return PressGame(
+        name=game.name, rules=frozenset(rules_of(game)), grey_allowed=game.grey_press,
+        observer_broadcasts=game.observer_press,
+        survivors=frozenset(position_of(game).survivors()),
+        played=frozenset(s.power for s in seats(session, game, "power") if s.power),
+        formal=formal_state(game))
+
+
+def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
+               lines: tuple[str, ...] | list[str], now: datetime) -> PressSent:
+    """Check, archive and announce one press message from ``seat``."""
+    if game.state == "forming":
+        raise GameError(f"{game.name} has not started yet: press is sent once the game runs.")
+    if game.state in OVER:
+        raise GameError(f"{game.name} is over ({game.state}): it takes no more press.")
+    if seat.status != "active":
+        raise GameError(f"you no longer have a place in {game.name}.")
+    body = _trimmed(lines)
+    if not body:
+        raise GameError("the press has no text between its first line and ENDPRESS. "
+                        "Nothing was sent.")
+    sender = sender_of(seat)
+    problem = refusal(sender, addressing, press_facts(session, game))
+    if problem is not None:
+        raise GameError(f"{problem.message} Nothing was sent.")
+    recipients = [*addressing.powers, *([MASTER] if addressing.to_master else [])]
+    session.add(Press(game_id=game.id, phase=game.phase, sender_seat_id=seat.id, sender=sender,
+                      recipients=" ".join(recipients), broadcast=addressing.broadcast,
+                      grey=addressing.grey, body="\n".join(body), sent_at=now))
+    session.flush()
+    readers, masters = _delivery(session, game, seat, addressing)
+    return PressSent(game=game.name, variant=variant_title(game), to=readers, phase=game.phase,
+                     deadline=clock.deadline_of(game) if game.state == "active" else None,
+                     sender=sender, powers=addressing.powers, to_master=addressing.to_master,
+                     broadcast=addressing.broadcast, grey=addressing.grey, body=body,
+                     master_to=masters)
+
+
+def _trimmed(lines: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    body = [line.rstrip() for line in lines]
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    return tuple(body)
+
+
+def _delivery(session: Session, game: Game, sender: Seat,
+              addressing: Addressing) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The readers' addresses and the master's, one each, never the sender's own.
+
+    The master gets a copy of every press (it moderates the game); an address that is the
+    master's gets the master's copy only, even where it also plays an addressed power.
+    """
+    masters = [s.address for s in seats(session, game, "master")]
+    if addressing.broadcast:
+        readers = [s.address for s in seats(session, game) if s.kind != "master"
+                   and (s.kind == "observer" or s.power)]
+    else:
+        readers = [s.address for s in seats(session, game, "power")
+                   if s.power in addressing.powers]
+    masters = [a for a in dict.fromkeys(masters) if a != sender.address]
+    readers = [a for a in dict.fromkeys(readers) if a not in masters
+               and (a != sender.address or not addressing.broadcast)]
+    return tuple(readers), tuple(masters)
+
+
+# --------------------------------------------------------------------------- settings
+
+def set_grey_press(session: Session, game: Game, allowed: bool) -> list[Event]:
+    """SET GREY / SET NOGREY; an unchanged setting is refused, so nothing is announced."""
+    if game.grey_press == allowed:
+        raise GameError(f"grey press is already {'allowed' if allowed else 'refused'} in "
+                        f"{game.name}; nothing changed.")
+    game.grey_press = allowed
+    if allowed:
+        return [notice(session, game, "Grey press allowed",
+                       f"The master now allows grey press in {game.name}: PRESS ... GREY "
+                       "hides the sender from the readers (not from the master).")]
+    return [notice(session, game, "No grey press",
+                   f"The master no longer allows grey press in {game.name}: press is always "
+                   "signed by its sender.")]
+
+
+def set_observer_press(session: Session, game: Game, allowed: bool) -> list[Event]:
+    """SET OBSERVER PRESS / SET NO OBSERVER PRESS: may observers broadcast?"""
+    if game.observer_press == allowed:
+        raise GameError(f"observers {'may already' if allowed else 'already may not'} "
+                        f"broadcast in {game.name}; nothing changed.")
+    game.observer_press = allowed
+    if allowed:
+        return [notice(session, game, "Observers may broadcast",
+                       f"The master now allows observers of {game.name} to broadcast press "
+                       "to everyone in the game.")]
+    return [notice(session, game, "Observers may not broadcast",
+                   f"The master no longer allows observers of {game.name} to broadcast; "
+                   "they may still write to the master.")]
+
+
+# --------------------------------------------------------------------------- the archive
+
+def visible_press(session: Session, game: Game, viewer: Viewer) -> list[PressView]:
+    """The game's press that ``viewer`` may read, oldest first.
+
+    The master reads everything with every sender named; a power's player reads broadcasts and
+    the private press its power sent or received; an observer reads broadcasts and its own
+    press; anyone else reads broadcasts.  Grey press names its sender only to the master and
+    to the sender itself.
+    """
+    rows = session.scalars(select(Press).where(Press.game_id == game.id).order_by(Press.id))
+    out: list[PressView] = []
+    for row in rows:
+        recipients = tuple(row.recipients.split())
+        own = _sent_by(row, viewer)
+        if not (viewer.kind == "master" or row.broadcast or own
+                or (viewer.kind == "power" and viewer.power in recipients)):
+            continue
+        shown = not row.grey or viewer.kind == "master" or own
+        out.append(PressView(
+            phase=row.phase, sender=row.sender if shown else None, grey=row.grey,
+            powers=tuple(r for r in recipients if r != MASTER), to_master=MASTER in recipients,
+            broadcast=row.broadcast, body=tuple(row.body.split("\n")),
+            sent_at=as_utc(row.sent_at)))  # type: ignore[arg-type]
+    return out
+
+
+def _sent_by(row: Press, viewer: Viewer) -> bool:
+    if viewer.kind == "power":
+        return row.sender == viewer.power
+    if viewer.kind == "observer":
+        return row.sender_seat_id is not None and row.sender_seat_id == viewer.seat_id
+    return False
