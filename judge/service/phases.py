@@ -15,7 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
-from judge.service import clock, draws
+from judge.service import clock, draws, formal_games, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, PhaseProcessed
 from judge.service.games import audience, notice, seats, variant_title
@@ -128,8 +128,15 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
     before = position_of(game)
     players = seats(session, game, "power")
     orders = orders_for_adjudication(players)
-    res = adjudicate(before, orders)
+    # Formal Diplomacy wraps the standard adjudication (void moves, wars, spheres, points)
+    formal = (formal_games.adjudicate_phase(game, before, orders)
+              if formal_state.is_formal(game) else None)
+    res = formal.result if formal else adjudicate(before, orders)
     facts = results_facts(m, before, res)
+    variant_before = game.variant_state
+    if formal:
+        facts.update(formal.facts)
+        formal_games.apply_phase(game, formal)
     # A phase played after a ROLLBACK starts a new timeline: the undone phases go.
     session.execute(delete(PhaseSnapshot).where(PhaseSnapshot.game_id == game.id,
                                                 PhaseSnapshot.rolled_back.is_(True)))
@@ -141,6 +148,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
                               orders=json.dumps({s.power: stored_orders(s) for s in players
                                                  if s.power}, sort_keys=True),
                               results=json.dumps(facts), position_after=dump_position(after),
+                              variant_before=variant_before, variant_after=game.variant_state,
                               processed_at=now, rolled_back=False))
     return _enter(session, game, after, now, reason, processed=facts)
 
@@ -153,7 +161,9 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
     for s in seats(session, game, "power"):
         s.orders, s.wait = "{}", False
     draws.clear_votes(session, game)
-    winner = pos.winner()
+    # a Formal game is won on points after its last year, never by 18 centres
+    winner = None if formal_state.is_formal(game) else pos.winner()
+    ended = formal_games.finish_if_over(session, game, played, pos, now)
     events: list[Event] = []
     base = dict(game=game.name, variant=variant_title(game), to=audience(session, game))
     if winner:
@@ -164,12 +174,12 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
         clock.start_clock(game, now)
     if processed is not None:
         events.append(PhaseProcessed(**base, phase=played, facts=processed,  # type: ignore[arg-type]
-                                     next_phase=None if winner else game.phase,
+                                     next_phase=None if winner or ended else game.phase,
                                      deadline=clock.deadline_of(game) if game.state == "active"
                                      else None, reason=reason))
     if winner:
         events.append(GameEnded(**base, phase=played, how="victory", winner=winner))  # type: ignore[arg-type]
-    return events
+    return events + ended
 
 
 def rollback(session: Session, game: Game, now: datetime, phase: str | None = None
@@ -194,6 +204,7 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
     game.version += 1
     pos = load_position(game.variant, target.position_before)
     game.phase, game.position = str(pos.phase), target.position_before
+    formal_state.restore(game, target.variant_before)
     saved = json.loads(target.orders)
     for s in seats(session, game, "power"):
         s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
@@ -215,6 +226,7 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
                         " would not redo the same phase.")
     undone.rolled_back = False
     game.version += 1
+    formal_state.restore(game, undone.variant_after)
     events = _enter(session, game, load_position(game.variant, undone.position_after), now,
                     "master", processed=None)
     return [notice(session, game, "Rolled forward",

@@ -15,6 +15,7 @@ from judge.commands.registry import Role, command
 from judge.mail.game_mail import judge_date, outgoing_for
 from judge.service import clock
 from judge.service.errors import GameError
+from judge.service.formal_games import created_text
 from judge.service.games import (create_game, find_game, join_game, observe_game, signon,
                                  variant_title)
 from judge.service.phases import snapshots
@@ -45,7 +46,7 @@ def _parse_create(args: tuple[str, ...]) -> dict:
         elif word == "RULES":
             i += 1
             while i < len(args) and args[i].upper() not in ("VARIANT", "DEADLINE", "GRACE",
-                                                            "TOURNAMENT"):
+                                                            "TOURNAMENT", "TURNS"):
                 opts["rules"].append(args[i].upper())
                 i += 1
         elif word == "DEADLINE" and i + 1 < len(args):
@@ -62,15 +63,21 @@ def _parse_create(args: tuple[str, ...]) -> dict:
         elif word == "TOURNAMENT" and i + 1 < len(args):
             opts["tournament"] = args[i + 1]
             i += 2
+        elif word == "TURNS":
+            if i + 1 == len(args) or not args[i + 1].isdigit():
+                raise CommandError("TURNS needs the number of game years, e.g. VARIANT formal"
+                                   " TURNS 5.")
+            opts["turns"] = int(args[i + 1])
+            i += 2
         else:
             raise CommandError(f'"{args[i]}" is not understood here: CREATE <game> <password>'
-                               " [VARIANT <name>] [RULES <RULE> ...] [DEADLINE <duration>]"
-                               " [GRACE <duration>] [TOURNAMENT <name>].")
+                               " [VARIANT <name>] [TURNS <years>] [RULES <RULE> ...]"
+                               " [DEADLINE <duration>] [GRACE <duration>] [TOURNAMENT <name>].")
     return opts
 
 
-@command("CREATE", syntax="CREATE <game> <password> [VARIANT <name>] [RULES <RULE> ...]"
-         " [TOURNAMENT <name>]", summary="a new game; you become its master")
+@command("CREATE", syntax="CREATE <game> <password> [VARIANT <name> [TURNS <years>]]"
+         " [RULES <RULE> ...] [TOURNAMENT <name>]", summary="a new game; you become its master")
 def create_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) < 2:
         raise CommandError("CREATE needs a game name and a password.")
@@ -95,7 +102,8 @@ def create_command(ctx: Context, cmd: Command) -> None:
                f"{clock.format_duration(game.retreat_seconds)}, adjustments "
                f"{clock.format_duration(game.adjustment_seconds)}, grace "
                f"{clock.format_duration(game.grace_seconds)}.\n"
-               f"Players join with JOIN {game.name} <password>.")
+               + (f"{formal}\n" if (formal := created_text(game)) else "")
+               + f"Players join with JOIN {game.name} <password>.")
 
 
 def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | None) -> None:
