@@ -186,7 +186,10 @@ class _Turn:
         self.undos: list[tuple[str, str, UndoSphere]] = []
         self.surrender_lines: list[tuple[str, str]] = []
         self.dwo: list[tuple[str, str, DeclareWar]] = []
-        for power, items in orders.items():
+        # map order, whatever the caller's: the report lists declarations, claims and points
+        # in the order they are met, and the same orders must give the same report
+        rank = {p: i for i, p in enumerate(m.powers)}
+        for power, items in sorted(orders.items(), key=lambda kv: rank.get(kv[0], len(rank))):
             mine = self.unit_orders.setdefault(power, {})
             through = self.passthrough.setdefault(power, [])
             for item in items:
