@@ -23,22 +23,60 @@ and the units, whether a unit can reach the province it claims, a surrender's re
 board and the wars do not change before surrenders are judged), the sphere given up.  Whether a
 claim succeeds depends on this turn's declarations, surrenders and moves, so a claim that
 would fail as things stand is accepted with a warning; the results say what became of it.
+So is a move or retreat that would be void for want of a war (counting the power's own
+declarations already given this turn).
 """
 
 from __future__ import annotations
 
 import json
 
-from judge.core import OrderError, Position, Unit, UnitSpec
+from judge.core import Move, OrderError, Position, Retreat, Unit, UnitSpec, parse_order
 from judge.core.formal import (ClaimSphere, DeclareWar, FormalOrder, FormalState, SupportClaim,
                                Surrender, UndoSphere, can_reach, claim_problem,
-                               claim_reach_problem, claiming_unit, parse_formal_order,
-                               surrender_refusal)
+                               claim_reach_problem, claiming_unit, entry_blockers,
+                               parse_formal_order, surrender_refusal)
+from judge.core.formal.rules import blockers_message
+from judge.core.formal.state import war_pair
+from judge.core.maps import province_of
 from judge.service import formal_state
 from judge.service.errors import GameError
 from judge.service.games import variant_title
-from judge.service.orders import PHASE_WORDS, stored_orders
+from judge.service.orders import PHASE_WORDS, stored_orders, submit_line
 from judge.store.models import Game, Seat
+
+
+def submit_order_line(seat: Seat, game: Game, pos: Position, line: str, *,
+                      check_legality: bool = True) -> str:
+    """Check and store any order line of a power: a formal order (refused with a reason
+    outside Formal games), else a standard one (``check_legality`` as in
+    :func:`judge.service.orders.submit_line`).  Returns what the reply acknowledges."""
+    formal = submit_formal_line(seat, game, pos, line)
+    if formal is not None:
+        return formal
+    text = submit_line(seat, pos, line, check_legality=check_legality)
+    if formal_state.is_formal(game):
+        warning = _void_warning(pos, formal_state.state_of(game), seat, text)
+        if warning:
+            return f"{text} (but {warning})"
+    return text
+
+
+def _void_warning(pos: Position, state: FormalState, seat: Seat, text: str) -> str | None:
+    """Why a move or retreat would be void as things stand (rule 4), or ``None``."""
+    order = parse_order(pos.map, text, pos.phase.type)
+    if not isinstance(order, (Move, Retreat)):
+        return None
+    power = seat.power
+    assert power is not None
+    declared = {war_pair(power, key.removeprefix("DWO:"))
+                for key in stored_orders(seat) if key.startswith("DWO:")}
+    blockers = entry_blockers(pos, state.evolve(wars=state.wars | declared), power,
+                              province_of(order.dest))
+    if not blockers:
+        return None
+    return (blockers_message(blockers).replace("void: ", "void as things stand: ", 1)
+            + (": it holds" if isinstance(order, Move) else ": the unit would be disbanded"))
 
 
 def submit_formal_line(seat: Seat, game: Game, pos: Position, line: str) -> str | None:

@@ -273,7 +273,11 @@ def test_formal_orders_are_refused_outside_movement_phases_and_in_standard_games
 def test_a_move_into_a_power_one_is_not_at_war_with_is_void(judge_in_process: Judge) -> None:
     j = judge_in_process
     a = formal_game(j)
-    send(j, a, "ITALY", "A Ven-Tri", "A Rom-Apu")
+    reply = send(j, a, "ITALY", "A Ven-Tri", "A Rom-Apu")
+    assert ("Accepted: A VEN - TRI (but void as things stand: not at war with Austria "
+            "(Austria's fleet is in Trieste; Trieste is a supply centre of Austria): it holds)"
+            ) in reply
+    assert "Accepted: A ROM - APU\n" in reply
     send(j, a, "GERMANY", "DWO Austria", "A Mun-Boh")
     results = process(j)
     assert "Italy: Army Venice -> Trieste.  (*void*)" in results
@@ -287,6 +291,11 @@ def test_a_move_into_a_power_one_is_not_at_war_with_is_void(judge_in_process: Ju
     # the void move held: the army is still in Venice
     reply = send(j, a, "ITALY", "A Ven H")
     assert "Accepted: A VEN H" in reply
+    # a power's own declaration, given before the move, counts; another's is not known yet
+    reply = send(j, a, "AUSTRIA", "DWO Italy", "F Tri-Ven")
+    assert "Accepted: F TRI - VEN\n" in reply
+    reply = send(j, a, "ITALY", "A Ven-Tri")
+    assert "Accepted: A VEN - TRI (but void as things stand: not at war with Austria" in reply
 
 
 def test_a_retreat_into_a_power_one_is_not_at_war_with_is_void(judge_in_process: Judge
@@ -305,7 +314,8 @@ def test_a_retreat_into_a_power_one_is_not_at_war_with_is_void(judge_in_process:
     reply = send(j, a, "GERMANY", "DWO England", "A Bel-Hol")
     assert ("Error: DWO, SUR, SOI and Undo SOI are given in movement phases, and this is a "
             "retreat phase.") in reply
-    assert "Accepted: A BEL R HOL" in reply
+    assert ("Accepted: A BEL R HOL (but void as things stand: not at war with England "
+            "(Holland is a supply centre of England): the unit would be disbanded)") in reply
     results = "\n".join(m.body for m in j.last_broadcasts if m.subject.endswith("Results"))
     assert "S1902R" in results
     assert ("Void moves (no war):\n  Germany: Army Belgium -> Holland.  (*void: not at war "
