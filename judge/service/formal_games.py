@@ -69,7 +69,6 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
     game.state = "finished"
     game.winner = winners[0] if len(winners) == 1 else None
     clock.stop_clock(game)
-    draws.clear_votes(session, game)
     record_result(session, game, "solo" if len(winners) == 1 else "draw", winners, played,
                   pos, now)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
