@@ -17,8 +17,9 @@ from judge.commands.registry import Role
 from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.errors import GameError
+from judge.service.formal_orders import submit_order_line
 from judge.service.games import lock_game
-from judge.service.orders import order_set, stored_orders, submit_line
+from judge.service.orders import order_set, stored_orders
 from judge.service.phases import position_of, process_if_ready
 from judge.store.models import Game, Seat
 
@@ -80,8 +81,9 @@ class Identity:
         # the reply lists the power's orders even when every line is refused: a refused
         # line leaves the unit's previous order in place, and the player should see it
         ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
-        text = submit_line(seat, position_of(game), line.text,
-                           **game_rules.order_options(game, ctx.now))
+        # DWO, SUR, SOI, Undo SOI first (refused with a reason outside Formal games)
+        text = submit_order_line(seat, game, position_of(game), line.text,
+                                 **game_rules.order_options(game, ctx.now))
         ctx.answer(line.line_no, line.text, f"Accepted: {text}")
         ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
 

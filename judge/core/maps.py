@@ -180,11 +180,20 @@ def _build(doc: dict) -> Map:
 
 @lru_cache(maxsize=None)
 def load_map(name: str = "standard") -> Map:
-    """Load (once) the map of a variant from ``judge/variants/<name>.json``."""
+    """Load (once) the map of a variant from ``judge/variants/<name>.json``.
+
+    A variant played on another variant's board (Formal Diplomacy on the standard map) has a
+    file that only names that map: ``{"name": "formal", "map": "standard"}``.
+    """
     if not re.fullmatch(r"[a-z0-9_]+", name or ""):
         raise InputError(f"unknown variant {name!r}")
     try:
         text = resources.files("judge.variants").joinpath(f"{name}.json").read_text("utf-8")
     except (FileNotFoundError, OSError, ModuleNotFoundError):
         raise InputError(f"unknown variant {name!r}") from None
-    return _build(json.loads(text))
+    doc = json.loads(text)
+    if "map" in doc:
+        if doc["map"] == name:
+            raise InputError(f"variant {name!r} names itself as its map")
+        return load_map(doc["map"])
+    return _build(doc)

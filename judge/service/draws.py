@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from judge.core import Position, load_map
 from judge.core import draws as core
-from judge.service import clock
+from judge.service import clock, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded
 from judge.service.games import audience, notice, rules_of, variant_title
@@ -119,6 +119,9 @@ def _voter(game: Game, power: str, command: str, modes: tuple[str, ...]) -> tupl
     """The survivors, once the game, the mode and the power allow ``command``."""
     if game.state not in RUNNING:
         raise GameError(f"{game.name} is {game.state}: there is nothing to vote on.")
+    off = formal_state.draw_votes_refusal(game)
+    if off:
+        raise GameError(off)
     mode = mode_of(game)
     if mode not in modes:
         raise GameError(f"{command} is not used in {game.name}, which votes by "
@@ -415,6 +418,9 @@ def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Ev
 
 def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
     """RESUME of a game that ended in a draw or concession: play goes on, votes cleared."""
+    if formal_state.is_formal(game) and formal_state.state_of(game).over:
+        raise GameError(f"{game.name} ended after its last year on victory points; RESUME "
+                        f"cannot reopen it (ROLLBACK can).")
     result = result_of(session, game)
     # a shared victory is recorded as a draw of the winners, but it is a victory
     if game.state != "finished" or game.winner or result is None \

@@ -51,6 +51,8 @@ class GameEnded(GameEvent):
     winner: str | None = None
     members: tuple[str, ...] = ()  # a draw's powers or the power conceded to (map order)
     reason: str = ""  # why a vote passed, never whose vote it was
+    # Formal Diplomacy: the victory points at the end, most first (empty for other games)
+    points: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from judge.clock import as_utc, utcnow
 from judge.core import initial_position, load_map
-from judge.service import clock, game_rules
+from judge.service import clock, formal_state, game_rules
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, GameNotice, GameStarted, PowerAssigned
 from judge.service.passwords import check_password, hash_password
@@ -26,7 +26,7 @@ from judge.service.results import record_result
 from judge.store.models import Game, Seat, SignonFailure
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
-VARIANTS = {"standard": "Standard"}
+VARIANTS = {"standard": "Standard", "formal": "Formal"}
 # Throttle: this many failed SIGNONs for one game and role within the window lock that role
 # until the window ends.
 MAX_FAILURES, FAILURE_WINDOW = 5, timedelta(minutes=15)
@@ -119,11 +119,12 @@ def power_named(game: Game, word: str) -> str:
 def create_game(session: Session, name: str, password: str, address: str, now: datetime, *,
                 variant: str = "standard", rules: list[str] | None = None,
                 durations: dict[str, int] | None = None, grace: int | None = None,
-                victory: int | None = None) -> tuple[Game, Seat]:
+                victory: int | None = None, turns: int | None = None) -> tuple[Game, Seat]:
     """A new forming game and its master's seat (the creator's).
 
     ``rules`` are resolved by the registry (unknown or conflicting ones are refused);
-    ``victory`` is the number of centres needed to win (the map's own by default).
+    ``victory`` is the number of centres needed to win (the map's own by default);
+    ``turns`` is the length in years of a Formal Diplomacy game (refused for other variants).
     """
     if not NAME_RE.match(name):
         raise GameError(f'"{name}" cannot be a game name: one word of up to 20 letters, digits,'
@@ -135,6 +136,7 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
         raise GameError(f'unknown variant "{variant}" (known: {", ".join(VARIANTS)}).')
     _check_password(password)
     chosen = game_rules.choose(rules or [])
+    variant_state = formal_state.new_variant_state(variant, turns)
     m = load_map(variant)
     if victory is not None and not 1 <= victory <= len(m.supply_centers):
         raise GameError(f"VICTORY must be a number of centres from 1 to "
@@ -146,7 +148,7 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
                 rules=" ".join(chosen.names), victory_centers=victory,
                 movement_seconds=d["M"], retreat_seconds=d["R"], adjustment_seconds=d["A"],
                 grace_seconds=clock.DEFAULT_GRACE if grace is None else grace,
-                clock_stage=0, version=0, created_at=now)
+                clock_stage=0, version=0, created_at=now, variant_state=variant_state)
     session.add(game)
     session.flush()
     master = Seat(game_id=game.id, kind="master", address=address,

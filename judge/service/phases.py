@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
 from judge.core.adjudicator.civil_disorder import random_removals
 from judge.core.victory import winners, year_end_winners
-from judge.service import clock, draws, game_rules
+from judge.service import clock, draws, formal_games, formal_state, game_rules
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, PhaseProcessed
 from judge.service.games import (audience, dummy_seats, notice, ordering_seats, seats,
@@ -141,10 +141,18 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
     orders = orders_for_adjudication(players)
     if game_rules.has(game, "CIVIL_DISORDER") and before.phase.type == "A":
         _random_removals(game, before, orders)
-    res = adjudicate(before, orders, skip_empty=not game_rules.has(game, "DONT_SKIP_PHASES"),
-                     build_any=game_rules.has(game, "BUILD_ANY"))
+    # Formal Diplomacy wraps the standard adjudication (void moves, wars, spheres, points)
+    formal = (formal_games.adjudicate_phase(game, before, orders)
+              if formal_state.is_formal(game) else None)
+    res = formal.result if formal else adjudicate(
+        before, orders, skip_empty=not game_rules.has(game, "DONT_SKIP_PHASES"),
+        build_any=game_rules.has(game, "BUILD_ANY"))
     won = _winners(game, res.position, before)
     facts = results_facts(m, before, res, won)
+    variant_before = game.variant_state
+    if formal:
+        facts.update(formal.facts)
+        formal_games.apply_phase(game, formal)
     # A phase played after a ROLLBACK starts a new timeline: the undone phases go.
     session.execute(delete(PhaseSnapshot).where(PhaseSnapshot.game_id == game.id,
                                                 PhaseSnapshot.rolled_back.is_(True)))
@@ -156,6 +164,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
                               orders=json.dumps({s.power: stored_orders(s) for s in players
                                                  if s.power}, sort_keys=True),
                               results=json.dumps(facts), position_after=dump_position(after),
+                              variant_before=variant_before, variant_after=game.variant_state,
                               processed_at=now, rolled_back=False))
     return _enter(session, game, after, now, reason, processed=facts, before=before)
 
@@ -177,6 +186,8 @@ def _random_removals(game: Game, pos: Position, orders: dict[str, list[str]]) ->
 
 def _winners(game: Game, pos: Position, before: Position | None) -> tuple[str, ...]:
     """Who has won on entering ``pos`` (HOLD_WIN and SHARED_VICTORY as seed 002 says)."""
+    if formal_state.is_formal(game):
+        return ()  # a Formal game is won on points after its last year, never by centres
     needed = game.victory_centers or pos.map.victory_centers
     shared = game_rules.has(game, "SHARED_VICTORY")
     counts = pos.center_counts()
@@ -200,8 +211,9 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
     for s in ordering_seats(session, game):
         s.orders, s.wait = "{}", False
     draws.clear_votes(session, game)
-    found = _winners(game, pos, before)
+    found = _winners(game, pos, before)  # none in Formal games: they end on points
     winner = " ".join(found) or None
+    ended = formal_games.finish_if_over(session, game, played, pos, now)
     events: list[Event] = []
     base = dict(game=game.name, variant=variant_title(game), to=audience(session, game))
     if winner:
@@ -213,13 +225,13 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
         clock.start_clock(game, now)
     if processed is not None:
         events.append(PhaseProcessed(**base, phase=played, facts=processed,  # type: ignore[arg-type]
-                                     next_phase=None if winner else game.phase,
+                                     next_phase=None if winner or ended else game.phase,
                                      deadline=clock.deadline_of(game) if game.state == "active"
                                      else None, reason=reason))
     if winner:
         events.append(GameEnded(**base, phase=played, how="victory",  # type: ignore[arg-type]
                                 winner=found[0], members=found))
-    return events
+    return events + ended
 
 
 def rollback(session: Session, game: Game, now: datetime, phase: str | None = None
@@ -244,6 +256,7 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
     game.version += 1
     pos = load_position(game.variant, target.position_before)
     game.phase, game.position = str(pos.phase), target.position_before
+    formal_state.restore(game, target.variant_before)
     saved = json.loads(target.orders)
     for s in ordering_seats(session, game):
         s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
@@ -265,6 +278,7 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
                         " would not redo the same phase.")
     undone.rolled_back = False
     game.version += 1
+    formal_state.restore(game, undone.variant_after)
     events = _enter(session, game, load_position(game.variant, undone.position_after), now,
                     "master", processed=None)
     return [notice(session, game, "Rolled forward",

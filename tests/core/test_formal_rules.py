@@ -373,3 +373,19 @@ def test_rule6_a_foreign_retreat_into_a_waiting_claim_makes_it_fail():
     res2 = run(res.position, res.state, {"GERMANY": ["A Mar-Spa"]})
     assert not res2.state.spheres and [c.outcome for c in res2.claims] == ["occupied"]
     assert res2.position.unit_at("SPA").power == "GERMANY"
+
+
+def test_the_report_is_in_map_order_whatever_the_order_of_the_powers_given():
+    """The mail layer hands the orders over in the order the players joined: the same orders
+    must give the same report."""
+    p = pos("S1901M", {"FRANCE": ["A PIC", "A BUR"], "GERMANY": ["A RUH"],
+                       "ENGLAND": ["F LON"]})
+    orders = {"GERMANY": ["A Ruh SOI Bel", "DWO England"],
+              "FRANCE": ["A Pic SOI Bel", "A Bur S A Pic SOI Bel", "DWO England"],
+              "ENGLAND": ["DWO Germany"]}
+    forward = run(p, state(), orders)
+    backward = run(p, state(), dict(reversed(list(orders.items()))))
+    assert turn_lines(M, forward) == turn_lines(M, backward)
+    assert [c.power for c in forward.claims] == ["FRANCE", "GERMANY"]
+    assert forward.declarations == (("ENGLAND", "GERMANY"), ("FRANCE", "ENGLAND"),
+                                    ("GERMANY", "ENGLAND"))

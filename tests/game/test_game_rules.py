@@ -56,8 +56,8 @@ def test_unknown_and_conflicting_rules_are_refused_at_create(judge_in_process: J
     # a rule brought in by another conflicts just the same, and says where it came from
     body = create(j, "RULES SOLITAIRE REAL_TIME")
     assert "ALWAYS_WAIT (brought in by SOLITAIRE) cannot be used with REAL_TIME" in body
-    body = create(j, "RULES LATE_CHANGES")
-    assert "LATE_CHANGES is a DPjudge rule that this judge does not offer" in body
+    body = create(j, "RULES TOUCH_PRESS")
+    assert "TOUCH_PRESS is a DPjudge rule that this judge does not offer" in body
     # none of these made a game
     assert 'no game named "g"' in j.mail(MASTER, "LIST g").body
 

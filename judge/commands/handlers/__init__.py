@@ -1,4 +1,4 @@
 """Command handlers, one module per group of commands; importing them registers them."""
 
-from judge.commands.handlers import (draws, games, general, master, player,  # noqa: F401
-                                     press, tournaments)
+from judge.commands.handlers import (draws, formal, games, general, master,  # noqa: F401
+                                     player, press, tournaments)

@@ -16,6 +16,7 @@ from judge.commands.registry import Role, command
 from judge.mail.game_mail import judge_date, outgoing_for
 from judge.service import clock, game_rules
 from judge.service.errors import GameError
+from judge.service.formal_games import created_text
 from judge.service.games import (create_game, find_game, join_game, observe_game, signon,
                                  start_game, variant_title)
 from judge.service.phases import snapshots
@@ -46,7 +47,8 @@ def _parse_create(args: tuple[str, ...]) -> dict:
         elif word == "RULES":
             i += 1
             while i < len(args) and args[i].upper() not in ("VARIANT", "DEADLINE", "GRACE",
-                                                            "TOURNAMENT", "VICTORY", "RULES"):
+                                                            "TOURNAMENT", "VICTORY", "RULES",
+                                                            "TURNS"):
                 opts["rules"].append(args[i].upper())
                 i += 1
         elif word == "DEADLINE" and i + 1 < len(args):
@@ -69,16 +71,23 @@ def _parse_create(args: tuple[str, ...]) -> dict:
                                    " e.g. VICTORY 15.")
             opts["victory"] = int(args[i + 1])
             i += 2
+        elif word == "TURNS":
+            if i + 1 == len(args) or not args[i + 1].isdigit():
+                raise CommandError("TURNS needs the number of game years, e.g. VARIANT formal"
+                                   " TURNS 5.")
+            opts["turns"] = int(args[i + 1])
+            i += 2
         else:
             raise CommandError(f'"{args[i]}" is not understood here: CREATE <game> <password>'
-                               " [VARIANT <name>] [RULES <RULE> ...] [DEADLINE <duration>]"
-                               " [GRACE <duration>] [VICTORY <centres>] [TOURNAMENT <name>].")
+                               " [VARIANT <name>] [TURNS <years>] [RULES <RULE> ...]"
+                               " [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>]"
+                               " [TOURNAMENT <name>].")
     return opts
 
 
-@command("CREATE", syntax="CREATE <game> <password> [VARIANT <name>] [RULES <RULE> ...]"
-         " [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>] [TOURNAMENT <name>]",
-         summary="a new game; you become its master")
+@command("CREATE", syntax="CREATE <game> <password> [VARIANT <name> [TURNS <years>]]"
+         " [RULES <RULE> ...] [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>]"
+         " [TOURNAMENT <name>]", summary="a new game; you become its master")
 def create_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) < 2:
         raise CommandError("CREATE needs a game name and a password.")
@@ -111,6 +120,9 @@ def create_command(ctx: Context, cmd: Command) -> None:
                  f"retreats {clock.format_duration(game.retreat_seconds)}, adjustments "
                  f"{clock.format_duration(game.adjustment_seconds)}, grace "
                  f"{clock.format_duration(game.grace_seconds)}.\n")
+    formal = created_text(game)
+    if formal:
+        text += f"{formal}\n"
     if game_rules.has(game, "SOLITAIRE"):
         # seed 002: the forming phase is skipped, every power a dummy of the master's
         ctx.outgoing.extend(outgoing_for(start_game(ctx.session, game, ctx.now),

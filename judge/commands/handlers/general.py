@@ -12,6 +12,7 @@ from sqlalchemy import select
 from judge.commands.registry import Role, all_commands, command
 from judge.mail.game_mail import judge_date
 from judge.service import clock
+from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
 from judge.store.models import Game
 from judge.resources import templates_dir
@@ -96,10 +97,13 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     if identity is not None and getattr(identity, "power", None) in players:
         power = identity.power  # type: ignore[attr-defined]
         mine_orders = order_set(pos, power, stored_orders(players[power]), build_any=build_any)
+    formal = list_facts(game)
+    draws = draw_facts(ctx, game, identity, is_master)
+    if formal and formal["winners"]:
+        draws["ended"] = ""  # a shared victory on points is no agreed draw: the formal part says it
     return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
                 deadline=judge_date(clock.deadline_of(game)) if game.state == "active" else "",
-                npowers=len(pos.map.powers), mine=mine_orders,
-                **draw_facts(ctx, game, identity, is_master),
+                npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
                 durations=[clock.format_duration(x) for x in (
                     game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
                     game.grace_seconds)])

@@ -53,7 +53,8 @@ from judge.core.formal.orders import (ClaimSphere, DeclareWar, FormalOrder, Supp
 from judge.core.formal.press import may_send_private_press, press_refusals
 from judge.core.formal.report import (sphere_list, status_lines, turn_lines, vp_table,
                                       war_matrix)
-from judge.core.formal.rules import (claim_problem, entry_blockers, surrender_refusal)
+from judge.core.formal.rules import (can_reach, claim_problem, claim_reach_problem,
+                                     claiming_unit, entry_blockers, surrender_refusal)
 from judge.core.formal.state import (DEFAULT_TURNS, FormalState, PendingClaim,
                                      initial_formal_state, make_formal_state)
 from judge.core.formal.turn import (ClaimOutcome, FormalOrderResult, FormalResult,
@@ -63,8 +64,8 @@ from judge.core.formal.turn import (ClaimOutcome, FormalOrderResult, FormalResul
 __all__ = [
     "ClaimSphere", "DeclareWar", "FormalOrder", "SupportClaim", "Surrender", "UndoSphere",
     "find_power", "parse_formal_order", "may_send_private_press", "press_refusals",
-    "sphere_list", "status_lines", "turn_lines", "vp_table", "war_matrix", "claim_problem",
-    "entry_blockers", "surrender_refusal", "DEFAULT_TURNS", "FormalState", "PendingClaim",
+    "sphere_list", "status_lines", "turn_lines", "vp_table", "war_matrix", "can_reach",
+    "claim_problem", "claim_reach_problem", "claiming_unit", "entry_blockers", "surrender_refusal", "DEFAULT_TURNS", "FormalState", "PendingClaim",
     "initial_formal_state", "make_formal_state", "ClaimOutcome", "FormalOrderResult",
     "FormalResult", "SphereEnded", "Surrendered", "VoidedMove", "VPChange",
     "adjudicate_formal",

@@ -15,6 +15,12 @@ def _n(power: str) -> str:
     return power.capitalize()
 
 
+def names_and(powers: tuple[str, ...] | list[str]) -> str:
+    """``France``, ``France and Germany``, ``Austria, France and Germany``."""
+    names = [_n(p) for p in powers]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def war_matrix(m: Map, state: FormalState) -> dict[str, tuple[str, ...]]:
     """power → the powers it is at war with, every power of the map listed, in map order."""
     return {p: tuple(e for e in m.powers if state.at_war(p, e)) for p in m.powers}
@@ -72,7 +78,7 @@ def turn_lines(m: Map, result: FormalResult) -> list[str]:
         out += [f"  {_n(c.power)} {c.delta:+d}: {c.reason}." for c in result.vp_changes]
     if result.game_over:
         w = result.winners
-        out.append(f"The game is over: {' and '.join(map(_n, w))} "
+        out.append(f"The game is over: {names_and(w)} "
                    f"{'wins' if len(w) == 1 else 'share the victory'}.")
     return out
 

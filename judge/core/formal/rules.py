@@ -75,9 +75,13 @@ def can_reach(m: Map, unit: Unit, province: str) -> bool:
     return province in m.fleet_moves.get(unit.location, {})
 
 
-def claim_problem(position: Position, state: FormalState, power: str, unit: Unit,
-                  province: str) -> str | None:
-    """Why ``unit`` of ``power`` may not claim ``province`` (rule 6), or ``None``."""
+def claim_reach_problem(position: Position, unit: Unit, province: str) -> str | None:
+    """Why ``unit`` cannot claim ``province`` from where it stands (rule 6), or ``None``.
+
+    This part depends on the board alone, so the mail layer can check it when the order
+    arrives; the rest of :func:`claim_problem` depends on wars and spheres, which may still
+    change before the claims are settled.
+    """
     m = position.map
     place = m.provinces[province].name
     if unit.province != province:
@@ -86,6 +90,36 @@ def claim_problem(position: Position, state: FormalState, power: str, unit: Unit
                     f"(by its own moves)")
         if position.unit_at(province) is not None:
             return f"{place} is not vacant: a unit may claim it only from inside"
+    return None
+
+
+def claiming_unit(position: Position, power: str, province: str) -> Unit | str:
+    """The unit that makes a claim written without one (``SOI Bel``), or why there is none.
+
+    It is the power's unit in the province, or else its only unit that could move there.
+    """
+    m = position.map
+    place = m.provinces[province].name
+    inside = position.unit_at(province)
+    if inside is not None and inside.power == power:
+        return inside
+    cands = [u for u in position.units_of(power) if can_reach(m, u, province)]
+    if len(cands) == 1 and inside is None:
+        return cands[0]
+    if inside is None and len(cands) > 1:
+        return (f"several of your units could claim {place}: name one, "
+                f"e.g. {cands[0].code} SOI {province}")
+    return f"you have no unit that can claim {place}"
+
+
+def claim_problem(position: Position, state: FormalState, power: str, unit: Unit,
+                  province: str) -> str | None:
+    """Why ``unit`` of ``power`` may not claim ``province`` (rule 6), or ``None``."""
+    m = position.map
+    place = m.provinces[province].name
+    reach = claim_reach_problem(position, unit, province)
+    if reach:
+        return reach
     sphere = state.spheres.get(province)
     if sphere == power:
         return f"{place} is already your sphere of influence"

@@ -33,7 +33,7 @@ from judge.core.errors import InputError
 from judge.core.formal.orders import (ClaimSphere, DeclareWar, FormalOrder, SupportClaim,
                                       Surrender, UndoSphere, parse_formal_order)
 from judge.core.formal.rules import (blockers_message, can_reach, claim_problem,
-                                     entry_blockers, surrender_refusal)
+                                     claiming_unit, entry_blockers, surrender_refusal)
 from judge.core.formal.state import FormalState, PendingClaim, war_pair
 from judge.core.maps import province_of
 from judge.core.orders import Disband, Hold, Move, Order, OrderError, Retreat, UnitSpec, parse_order
@@ -186,7 +186,10 @@ class _Turn:
         self.undos: list[tuple[str, str, UndoSphere]] = []
         self.surrender_lines: list[tuple[str, str]] = []
         self.dwo: list[tuple[str, str, DeclareWar]] = []
-        for power, items in orders.items():
+        # map order, whatever the caller's: the report lists declarations, claims and points
+        # in the order they are met, and the same orders must give the same report
+        rank = {p: i for i, p in enumerate(m.powers)}
+        for power, items in sorted(orders.items(), key=lambda kv: rank.get(kv[0], len(rank))):
             mine = self.unit_orders.setdefault(power, {})
             through = self.passthrough.setdefault(power, [])
             for item in items:
@@ -236,7 +239,7 @@ class _Turn:
 
     def bind_claim_unit(self, power: str, text: str, f: ClaimSphere | SupportClaim,
                         ) -> Unit | None:
-        m, pos = self.m, self.pos
+        pos = self.pos
         if f.unit is not None:
             u = pos.unit_at(f.unit.province)
             if u is None or u.power != power:
@@ -246,18 +249,10 @@ class _Turn:
                 return None
             return u
         assert isinstance(f, ClaimSphere)
-        inside = pos.unit_at(f.province)
-        if inside is not None and inside.power == power:
-            return inside
-        cands = [u for u in pos.units_of(power) if can_reach(m, u, f.province)]
-        if len(cands) == 1 and inside is None:
-            return cands[0]
-        if inside is None and len(cands) > 1:
-            why = (f"several of your units could claim {self.name(f.province)}: name one, "
-                   f"e.g. {cands[0].code} SOI {f.province}")
-        else:
-            why = f"you have no unit that can claim {self.name(f.province)}"
-        self.formal.append(FormalOrderResult(power, text, f, INVALID, why))
+        found = claiming_unit(pos, power, f.province)
+        if isinstance(found, Unit):
+            return found
+        self.formal.append(FormalOrderResult(power, text, f, INVALID, found))
         return None
 
     # -- the steps -------------------------------------------------------------------------

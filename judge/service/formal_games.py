@@ -1,0 +1,123 @@
+"""Formal Diplomacy games over the store: the phase processing hook, the end on victory points,
+the master's draws switch, and what LIST and the CREATE reply say of such a game.
+
+The rules are the core's (:mod:`judge.core.formal`); :mod:`judge.service.phases` calls
+:func:`adjudicate_phase` instead of the standard adjudicator for a Formal game and
+:func:`finish_if_over` when it enters the next phase.  The wars, spheres and points live in
+``games.variant_state`` (:mod:`judge.service.formal_state`); each phase snapshot keeps them
+before and after the phase, so ROLLBACK and ROLLFORWARD put them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Mapping
+
+from sqlalchemy.orm import Session
+
+from judge.core import PhaseResult, Position, load_map
+from judge.core.formal import (FormalState, adjudicate_formal, status_lines, turn_lines,
+                                vp_table)
+from judge.service import clock, draws, formal_state
+from judge.service.errors import GameError
+from judge.service.events import Event, GameEnded
+from judge.service.games import audience, notice, variant_title
+from judge.service.results import record_result
+from judge.store.models import Game
+
+
+@dataclass(frozen=True)
+class FormalPhase:
+    """One processed phase of a Formal game, ready for the snapshot and the results mail."""
+
+    result: PhaseResult  # the standard result, with void moves and claims shown as written
+    facts: dict[str, Any] = field(hash=False)  # merged into the results facts
+    state: FormalState  # the wars, spheres and points after the phase
+
+
+def adjudicate_phase(game: Game, before: Position,
+                     orders: Mapping[str, list[str]]) -> FormalPhase:
+    """Adjudicate the current phase with the Formal rules around the standard ones."""
+    m = before.map
+    res = adjudicate_formal(before, formal_state.state_of(game), orders)
+    facts = {"formal": {"turn": turn_lines(m, res), "status": status_lines(m, res.state),
+                        "winners": list(res.winners)},
+             # 18 centres win nothing here: the game ends on points after its last year
+             "winner": None}
+    return FormalPhase(replace(res.phase_result, results=res.results), facts, res.state)
+
+
+def apply_phase(game: Game, phase: FormalPhase) -> None:
+    formal_state.store_state(game, phase.state)
+
+
+def finish_if_over(session: Session, game: Game, played: str, pos: Position,
+                   now: datetime) -> list[Event]:
+    """End a Formal game whose last year is over: the powers with the most points win.
+
+    One winner is a solo result, several share it as a draw (for the tournament record);
+    either way everybody gets a :class:`GameEnded` mail with the points.
+    """
+    if not formal_state.is_formal(game):
+        return []
+    state = formal_state.state_of(game)
+    if not state.over:
+        return []
+    order = list(pos.map.powers)
+    winners = tuple(sorted(state.winners, key=order.index))
+    game.state = "finished"
+    game.winner = winners[0] if len(winners) == 1 else None
+    clock.stop_clock(game)
+    record_result(session, game, "solo" if len(winners) == 1 else "draw", winners, played,
+                  pos, now)
+    return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
+                      phase=played, how="victory" if len(winners) == 1 else "draw",
+                      winner=game.winner, members=winners,
+                      reason=f"the most victory points after the Fall of {state.last_year}",
+                      points=vp_table(pos.map, state))]
+
+
+def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Event]]:
+    """SET DRAWS ON|OFF (the master): draw and concession votes allowed or not."""
+    word = "ON" if allowed else "OFF"
+    if not formal_state.is_formal(game):
+        raise GameError(f"SET DRAWS {word} is for Formal Diplomacy games; {game.name} is a "
+                        f"{variant_title(game)} game, where draw votes are always taken.")
+    if game.state in ("finished", "terminated"):
+        raise GameError(f"{game.name} is over.")
+    if formal_state.draws_allowed(game) == allowed:
+        return f"Draw votes in {game.name} are already {word.lower()}; nothing changed.", []
+    formal_state.store_draws(game, allowed)
+    if allowed:
+        text = (f"The master has switched draw and concession votes on in {game.name}: the "
+                f"game may now also end by agreement (GET DRAWS).")
+    else:
+        draws.clear_votes(session, game)
+        text = (f"The master has switched draw and concession votes off in {game.name}: the "
+                f"game ends on victory points after its last year. Every vote cast so far "
+                f"has been cleared.")
+    return (f"Draw votes in {game.name} are now {word.lower()}.",
+            [notice(session, game, f"Draws: {word.lower()}", text)])
+
+
+def list_facts(game: Game) -> dict[str, Any] | None:
+    """What LIST <game> adds for a Formal game (``None`` for other games)."""
+    if not formal_state.is_formal(game):
+        return None
+    state = formal_state.state_of(game)
+    m = load_map(game.variant)
+    return {"status": status_lines(m, state), "draws": formal_state.draws_allowed(game),
+            "last_year": state.last_year, "turns": state.turns,
+            "winners": [p.capitalize() for p in m.powers if p in state.winners]}
+
+
+def created_text(game: Game) -> str:
+    """The CREATE reply's word on the game's length and draws ("" for other games)."""
+    if not formal_state.is_formal(game):
+        return ""
+    state = formal_state.state_of(game)
+    years = f"{state.turns} game year{'s' if state.turns != 1 else ''}"
+    return (f"It is a Formal Diplomacy game of {years}: it ends after the Fall of "
+            f"{state.last_year}, won on victory points (GET FORMAL). Draw votes are off; "
+            f"SET DRAWS ON switches them on.")

@@ -1,0 +1,179 @@
+"""Formal Diplomacy orders by mail: DWO, SUR, SOI, supports of claims and Undo SOI are checked
+when they arrive and stored with the power's other orders.
+
+A power's orders are a dict from a key to the order's canonical text
+(:mod:`judge.service.orders`).  Formal orders use these keys:
+
+``<province of the unit>``
+    a claim (``A PIC SOI BEL``) or a support of a claim (``A BUR S A PIC SOI BEL``): the
+    unit's order for the turn, so it replaces the unit's earlier order and a later one
+    replaces it, as the rules say (a claiming unit takes no other action);
+``DWO:<power>``
+    one declaration per target (``DWO:GERMANY``);
+``SUR:``
+    the surrender, once;
+``UNDO:<province>``
+    one per sphere given up (``UNDO:BEL``).
+
+Keys with a colon never collide with a unit's province, and the adjustment keys (``B:``,
+``W:``, ``R:``) belong to a phase in which no formal order is taken.
+
+What can be known when the order arrives is checked then, with the core's helpers: the power
+and the units, whether a unit can reach the province it claims, a surrender's refusal (the
+board and the wars do not change before surrenders are judged), the sphere given up.  Whether a
+claim succeeds depends on this turn's declarations, surrenders and moves, so a claim that
+would fail as things stand is accepted with a warning; the results say what became of it.
+So is a move or retreat that would be void for want of a war (counting the power's own
+declarations already given this turn).
+"""
+
+from __future__ import annotations
+
+import json
+
+from judge.core import Move, OrderError, Position, Retreat, Unit, UnitSpec, parse_order
+from judge.core.formal import (ClaimSphere, DeclareWar, FormalOrder, FormalState, SupportClaim,
+                               Surrender, UndoSphere, can_reach, claim_problem,
+                               claim_reach_problem, claiming_unit, entry_blockers,
+                               parse_formal_order, surrender_refusal)
+from judge.core.formal.rules import blockers_message
+from judge.core.formal.state import war_pair
+from judge.core.maps import province_of
+from judge.service import formal_state
+from judge.service.errors import GameError
+from judge.service.games import variant_title
+from judge.service.orders import PHASE_WORDS, stored_orders, submit_line
+from judge.store.models import Game, Seat
+
+
+def submit_order_line(seat: Seat, game: Game, pos: Position, line: str,
+                      **options: bool) -> str:
+    """Check and store any order line of a power: a formal order (refused with a reason
+    outside Formal games), else a standard one (``options``, the game rules' say on order
+    entry, as in :func:`judge.service.orders.submit_line`).  Returns what the reply
+    acknowledges."""
+    formal = submit_formal_line(seat, game, pos, line)
+    if formal is not None:
+        return formal
+    text = submit_line(seat, pos, line, **options)
+    if formal_state.is_formal(game):
+        warning = _void_warning(pos, formal_state.state_of(game), seat, text)
+        if warning:
+            return f"{text} (but {warning})"
+    return text
+
+
+def _void_warning(pos: Position, state: FormalState, seat: Seat, text: str) -> str | None:
+    """Why a move or retreat would be void as things stand (rule 4), or ``None``."""
+    order = parse_order(pos.map, text, pos.phase.type)
+    if not isinstance(order, (Move, Retreat)):
+        return None
+    power = seat.power
+    assert power is not None
+    declared = {war_pair(power, key.removeprefix("DWO:"))
+                for key in stored_orders(seat) if key.startswith("DWO:")}
+    blockers = entry_blockers(pos, state.evolve(wars=state.wars | declared), power,
+                              province_of(order.dest))
+    if not blockers:
+        return None
+    return (blockers_message(blockers).replace("void: ", "void as things stand: ", 1)
+            + (": it holds" if isinstance(order, Move) else ": the unit would be disbanded"))
+
+
+def submit_formal_line(seat: Seat, game: Game, pos: Position, line: str) -> str | None:
+    """Check and store a formal order line; its canonical text (and any warning), or ``None``
+    when the line is not a formal order.  A refused line (GameError) changes nothing."""
+    parsed = parse_formal_order(pos.map, line)
+    if parsed is None:
+        return None
+    if not formal_state.is_formal(game):
+        raise GameError(f'"{line.strip()}" is a Formal Diplomacy order (GET FORMAL), but '
+                        f"{game.name} is a {variant_title(game)} game.")
+    if isinstance(parsed, OrderError):
+        raise GameError(parsed.message + ".")
+    if pos.phase.type != "M":
+        raise GameError(f"DWO, SUR, SOI and Undo SOI are given in movement phases, and this "
+                        f"is a {PHASE_WORDS[pos.phase.type]} phase.")
+    power = seat.power
+    assert power is not None
+    if power not in pos.survivors():
+        raise GameError(f"{power.capitalize()} has been eliminated.")
+    key, text, warning = _check(pos, formal_state.state_of(game), power, parsed)
+    current = stored_orders(seat)
+    current[key] = text
+    seat.orders = json.dumps(current, sort_keys=True)
+    return f"{text} (but {warning}: judged when the turn is processed)" if warning else text
+
+
+def _name(power: str) -> str:
+    return power.capitalize()
+
+
+def _check(pos: Position, state: FormalState, power: str,
+           f: FormalOrder) -> tuple[str, str, str | None]:
+    """(key, canonical text, warning) of a formal order, or GameError saying why not."""
+    m = pos.map
+    if isinstance(f, DeclareWar):
+        if f.target == power:
+            raise GameError("you cannot declare war on yourself.")
+        if f.target not in pos.survivors():
+            raise GameError(f"{_name(f.target)} is eliminated: there is nobody to fight.")
+        if state.at_war(power, f.target):
+            raise GameError(f"you are already at war with {_name(f.target)}.")
+        return f"DWO:{f.target}", f.text(), None
+    if isinstance(f, Surrender):
+        why = surrender_refusal(pos, state, power)
+        if why:
+            raise GameError(f"you cannot surrender: {why.removeprefix('refused: ')}.")
+        return "SUR:", f.text(), None
+    if isinstance(f, UndoSphere):
+        if state.spheres.get(f.province) != power:
+            raise GameError(f"{m.provinces[f.province].name} is not your sphere of influence.")
+        return f"UNDO:{f.province}", f.text(), None
+    if isinstance(f, ClaimSphere):
+        unit = _claiming(pos, power, f)
+        why = claim_reach_problem(pos, unit, f.province)
+        if why:
+            raise GameError(why + ".")
+        text = ClaimSphere(_spec(unit), f.province).text()
+        return unit.province, text, claim_problem(pos, state, power, unit, f.province)
+    assert isinstance(f, SupportClaim)
+    unit = _own_unit(pos, power, f.unit)
+    target = pos.unit_at(f.target.province)
+    if target is None:
+        raise GameError(f"there is no unit in {m.location_text(f.target.province)} to "
+                        f"support.")
+    if target.province == unit.province:
+        raise GameError("a unit cannot support its own claim.")
+    place = m.provinces[f.province].name
+    if not can_reach(m, unit, f.province):
+        raise GameError(f"the {unit.text(m)} cannot reach {place}, so it cannot support a "
+                        f"claim to it.")
+    why = claim_reach_problem(pos, target, f.province)
+    if why:
+        raise GameError(f"the {target.text(m)} cannot claim {place}: {why}.")
+    return unit.province, SupportClaim(_spec(unit), _spec(target), f.province).text(), None
+
+
+def _spec(unit: Unit) -> UnitSpec:
+    return UnitSpec(unit.kind, unit.location)
+
+
+def _own_unit(pos: Position, power: str, spec: UnitSpec) -> Unit:
+    m = pos.map
+    unit = pos.unit_at(spec.province)
+    if unit is None:
+        raise GameError(f"there is no unit in {m.location_text(spec.province)}.")
+    if unit.power != power:
+        raise GameError(f"the {unit.text(m)} is {_name(unit.power)}'s, not "
+                        f"{_name(power)}'s.")
+    return unit
+
+
+def _claiming(pos: Position, power: str, f: ClaimSphere) -> Unit:
+    if f.unit is not None:
+        return _own_unit(pos, power, f.unit)
+    found = claiming_unit(pos, power, f.province)
+    if isinstance(found, str):
+        raise GameError(found + ".")
+    return found
