@@ -18,7 +18,10 @@ class SchemaOutOfDate(Exception):
 def alembic_config(engine: Engine) -> AlembicConfig:
     cfg = AlembicConfig()
     cfg.set_main_option("script_location", str(migrations_dir()))
-    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    # Alembic's options are ConfigParser values, where "%" starts an interpolation: a URL's
+    # escapes (a socket directory, a password) must be doubled to come back as they were.
+    url = engine.url.render_as_string(hide_password=False)
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
 
 

@@ -94,3 +94,21 @@ def test_check_config_can_skip_the_database(tmp_path: Path) -> None:
     result = run(tmp_path, "check-config", "--no-database", JUDGE_DATABASE_URL=closed_port_url())
     assert result.returncode == 0, result.stderr
     assert "***" in result.stdout and "secret" not in result.stdout
+
+
+def test_db_upgrade_takes_a_url_with_percent_escapes(tmp_path: Path, db_url: str) -> None:
+    """deploy/README.md's PostgreSQL URL names the socket directory, which the URL carries
+    escaped (``host=%2Fvar%2Frun%2Fpostgresql``): the migrations must take it as it is."""
+    from sqlalchemy.engine import make_url
+    if db_url.startswith("sqlite"):
+        folder = tmp_path / "100%"
+        folder.mkdir()
+        url = f"sqlite:///{folder / 'judge.db'}"
+    else:
+        url = make_url(db_url).update_query_dict({"application_name": "judge/ops"}) \
+            .render_as_string(hide_password=False)
+    assert "%" in make_url(url).render_as_string(hide_password=False)
+    upgraded = run(tmp_path, "db", "upgrade", JUDGE_DATABASE_URL=url)
+    assert upgraded.returncode == 0, upgraded.stderr
+    checked = run(tmp_path, "check-config", JUDGE_DATABASE_URL=url)
+    assert "database OK: schema at revision" in checked.stdout, checked.stderr
