@@ -26,6 +26,10 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+# Cheap password hashes for the thousands of JOINs and SIGNONs the tests send (see
+# judge.service.passwords); set before any judge module is imported.
+PASSWORD_COST = os.environ.setdefault("JUDGE_PASSWORD_COST", "10")
+
 JUDGE_EXE = str(Path(sys.executable).with_name("judge"))
 JUDGE_ADDRESS = "judge@example.org"
 PG_URL = os.environ.get("JUDGE_TEST_DATABASE_URL") or None
@@ -121,6 +125,7 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
         "JUDGE_INTAKE_LISTEN": f"127.0.0.1:{port}",
         "JUDGE_OUTBOUND_TRANSPORT": f"maildir:{tmp / 'mail'}",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
+        "JUDGE_PASSWORD_COST": PASSWORD_COST,
     })
     env.update(overrides)
     return env
