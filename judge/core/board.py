@@ -7,6 +7,7 @@ questions the service layer asks about a position: centre counts, survivors, vic
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -45,6 +46,19 @@ class Unit:
 
 
 _SET_UNIT = slot_setters(Unit, "power", "kind", "location", "province")
+
+
+@lru_cache(maxsize=None)
+def unit_values(m: Map) -> Mapping[tuple[str, str, str], Unit]:
+    """Every unit that can stand on the map, by ``(power, kind, location)``.
+
+    Units are immutable values, so the adjudicator takes the unit a move leaves behind from
+    this per-map table rather than building it: a lookup costs a fraction of an ``__init__``.
+    """
+    locations = [loc for p in m.provinces for loc in {p, *m.locations(p)}]
+    return MappingProxyType({(power, kind, loc): Unit(power, kind, loc)
+                             for power in m.powers for kind in (ARMY, FLEET)
+                             for loc in locations if m.can_hold(kind, loc)})
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ given (see :mod:`.checking`), so a judge can refuse it at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
+from typing import Iterable
 
 from judge.core.adjudicator.adjustments import adjudicate_adjustments
 from judge.core.adjudicator.binding import OrdersIn
@@ -83,10 +85,17 @@ def adjudicate(position: Position, orders: OrdersIn | None = None, *,
         rt = adjudicate_retreats(position, orders)
         results, units, dislodged = rt.results, rt.units, ()
     nxt = next_position(position, units, dislodged, skip_empty)
-    rank = {p: i for i, p in enumerate(position.map.powers)}
-    # grouped by power (map order) as the results mail lists them; stable within a power
-    results = tuple(sorted(results, key=lambda r: rank.get(r.power, len(rank))))
-    return PhaseResult(phase, results, units, dislodged, nxt)
+    return PhaseResult(phase, _by_power(position.map.powers, results), units, dislodged, nxt)
+
+
+def _by_power(powers: Iterable[str], results: Iterable[OrderResult]) -> tuple[OrderResult, ...]:
+    """Results grouped by power in map order, as the results mail lists them (unknown powers
+    last), each group in the order given: a stable sort by power, done by bucketing."""
+    groups: dict[str, list[OrderResult]] = {p: [] for p in powers}
+    strays: list[OrderResult] = []
+    for r in results:
+        groups.get(r.power, strays).append(r)
+    return tuple(chain(*groups.values(), strays))
 
 
 __all__ = ["PhaseResult", "adjudicate", "check_order"]

@@ -15,24 +15,37 @@ from judge.core.orders import Convoy, Move, Support
 
 
 class ConvoyGeometry:
-    """Which seas could carry an army from one coast to another, given the fleets at sea."""
+    """Which seas could carry an army from one coast to another, given the fleets at sea.
 
-    def __init__(self, m: Map, fleet_seas: frozenset[str]) -> None:
+    Built for every movement phase but asked only about convoys and supports of convoyed
+    moves, so the fleets at sea are found on the first question, not before.
+    """
+
+    def __init__(self, m: Map, units: Iterable[Unit]) -> None:
         self.m = m
-        self.fleet_seas = fleet_seas
+        self._units = units
+        self._fleet_seas: frozenset[str] | None = None
         self._cache: dict[str, frozenset[str]] = {}
         self._routes: dict[str, list[frozenset[str]]] = {}
+
+    @property
+    def fleet_seas(self) -> frozenset[str]:
+        if self._fleet_seas is None:
+            provinces = self.m.provinces
+            self._fleet_seas = frozenset(u.province for u in self._units
+                                         if u.kind == FLEET and provinces[u.province].is_sea)
+        return self._fleet_seas
 
     def seas_from(self, coast: str) -> frozenset[str]:
         """Fleet-held seas connected to a coastal province through fleet-held seas."""
         got = self._cache.get(coast)
         if got is None:
-            reach = self.m.fleet_reach
-            frontier = [s for s in reach[coast] if s in self.fleet_seas]
+            reach, fleet_seas = self.m.fleet_reach, self.fleet_seas
+            frontier = [s for s in reach[coast] if s in fleet_seas]
             seen = set(frontier)
             while frontier:
                 for nxt in reach[frontier.pop()]:
-                    if nxt in self.fleet_seas and nxt not in seen:
+                    if nxt in fleet_seas and nxt not in seen:
                         seen.add(nxt)
                         frontier.append(nxt)
             got = self._cache[coast] = frozenset(seen)
@@ -61,12 +74,12 @@ class ConvoyGeometry:
 
     def _find_routes(self, src: str, dest: str) -> list[frozenset[str]]:
         # induced paths src → seas → dest: a sea touching an earlier stop would be a shortcut
-        reach, found = self.m.fleet_reach, []
+        reach, fleet_seas, found = self.m.fleet_reach, self.fleet_seas, []
 
         def extend(path: list[str]) -> None:
             last = path[-1]
             for sea in reach[last]:
-                if sea not in self.fleet_seas or sea in path:
+                if sea not in fleet_seas or sea in path:
                     continue
                 if any(stop in reach[sea] for stop in path[:-1]):
                     continue
@@ -84,8 +97,7 @@ class ConvoyGeometry:
 
 def convoy_geometry(m: Map, units: Iterable[Unit]) -> ConvoyGeometry:
     """The convoy geometry of a board: every fleet at sea could carry an army."""
-    return ConvoyGeometry(m, frozenset(u.province for u in units
-                                       if u.kind == FLEET and m.provinces[u.province].is_sea))
+    return ConvoyGeometry(m, units)
 
 
 def fleet_destination(m: Map, unit: Unit, dest: str) -> str | str:
@@ -113,20 +125,19 @@ def can_reach(m: Map, unit: Unit, prov: str) -> bool:
 def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
                own_convoy: bool) -> tuple[str, bool] | str:
     """A legal move gives ``(destination location, convoyed)``; otherwise a message."""
-    src, prov = unit.province, province_of(o.dest)
+    src, prov = unit.province, o.dest.partition("/")[0]
     if prov == src:
         return "a unit cannot move to its own province"
     if unit.kind == FLEET:
         loc = fleet_destination(m, unit, o.dest)
         return loc[1:] if loc.startswith("!") else (loc, False)
-    if m.provinces[prov].kind not in ("land", "coast"):
-        return f"an army cannot move to {m.provinces[prov].name}"
     adjacent = prov in m.army_adj[src]
     # DATC 4.A.3 (2000/2023 rules, no land fall-back): convoy when asked to, or when a fleet of
     # the same power is ordered to convoy this army there
-    wants_convoy = o.via_convoy or own_convoy or not adjacent
-    if not wants_convoy:
-        return prov, False
+    if adjacent and not (o.via_convoy or own_convoy):
+        return prov, False  # the common case first: army neighbours are all land or coast
+    if m.provinces[prov].kind not in ("land", "coast"):
+        return f"an army cannot move to {m.provinces[prov].name}"
     if geo.possible(src, prov):
         # fleets stand where a convoy could run: legal, even if no convoy is ordered (6.D.31);
         # without such fleets the order is illegal (6.D.32)

@@ -10,15 +10,16 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from judge.core.adjudicator.binding import OrdersIn, bind_unit_orders
-from judge.core.adjudicator.legality import (check_convoy, check_move, check_support,
-                                             convoy_geometry)
+from judge.core.adjudicator.legality import (ConvoyGeometry, check_convoy, check_move,
+                                             check_support)
 from judge.core.adjudicator.resolver import (ConvoyDecision, Decision, MoveDecision, Resolver,
                                              SupportDecision)
-from judge.core.board import Dislodged, Position, Unit
+from judge.core.board import Dislodged, Position, Unit, unit_values
 from judge.core.maps import ARMY
 from judge.core.orders import Convoy, Hold, Move, Order, Support, UnitSpec
 from judge.core.phases import MOVEMENT
-from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult)
+from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult,
+                                order_result)
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,10 @@ _HOLD, _MOVE, _SUPPORT, _CONVOY, _OTHER = range(5)
 _KIND_OF: dict[type, int] = {Hold: _HOLD, Move: _MOVE, Support: _SUPPORT, Convoy: _CONVOY}
 
 
-def _kind(o: Order) -> int:
-    k = _KIND_OF.get(type(o))
-    if k is None:  # a subclass of an order class (never made by the parser): as isinstance
-        k = next((tag for cls, tag in _KIND_OF.items() if isinstance(o, cls)), _OTHER)
-    return k
+def _kind_of_subclass(o: Order) -> int:
+    """The kind of an order whose class is a subclass of an order class (never made by the
+    parser): as ``isinstance`` would say."""
+    return next((tag for cls, tag in _KIND_OF.items() if isinstance(o, cls)), _OTHER)
 
 
 _by_province = attrgetter("province")
@@ -49,7 +49,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     units = {u.province: u for u in pos.units}
     results: list[OrderResult] = []
     chosen = bind_unit_orders(m, units, orders, MOVEMENT, results)
-    geo = convoy_geometry(m, units.values())
+    geo = ConvoyGeometry(m, pos.units)
 
     # Locations are "PAR" or "STP/NC": ``loc.partition("/")[0]`` is province_of inlined, as
     # this function asks it about a hundred times per phase.
@@ -57,8 +57,12 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     moves: list[tuple[str, Move]] = []
     supports: list[tuple[str, Support]] = []
     convoys: list[tuple[str, Convoy]] = []
+    kind_of = _KIND_OF.get
     for prov, (_, o) in chosen.items():
-        k = kinds[prov] = _kind(o)
+        k = kind_of(type(o))
+        if k is None:
+            k = _kind_of_subclass(o)
+        kinds[prov] = k
         if k == _MOVE:
             moves.append((prov, o))  # type: ignore[arg-type]
         elif k == _SUPPORT:
@@ -137,8 +141,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
                 move_decisions[tmove].supports.append(i)
                 decisions.append(SupportDecision(prov, u.power, dprov))
 
-    power_at = {p: u.power for p, u in units.items()}
-    resolver = Resolver(decisions, power_at, move_from, moves_into, hold_supports, m.fleet_reach)
+    resolver = Resolver(decisions, units, move_from, moves_into, hold_supports, m.fleet_reach)
     ok = resolver.resolve_all()
 
     # -- outcome -----------------------------------------------------------------------------
@@ -150,9 +153,11 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             if dest in units and dest not in moved:
                 dislodger[dest] = p
     after: list[Unit] = []
+    unit_at = unit_values(m).get
     for p, u in units.items():
         if p in moved:
-            after.append(Unit(u.power, u.kind, dest_loc[p]))
+            loc = dest_loc[p]
+            after.append(unit_at((u.power, u.kind, loc)) or Unit(u.power, u.kind, loc))
         elif p not in dislodger:
             after.append(u)
     dislodged: list[Dislodged] = []
@@ -179,12 +184,12 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
         text_order = chosen.get(p)
         if text_order is None:
             o: Order = Hold(UnitSpec(u.kind, u.location))
-            results.append(OrderResult(u.power, u, o, o.text(), OK, p in dislodger, default=True))
+            results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
             continue
         text, o = text_order
         if p in why:
-            results.append(OrderResult(u.power, u, o, text, INVALID, p in dislodger,
-                                       message=why[p]))
+            results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
+                                        message=why[p]))
             continue
         k = kinds[p]
         if k == _MOVE:
@@ -200,7 +205,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
                 code = OK if resolver.path(army) else NO_CONVOY
         else:
             code = OK
-        results.append(OrderResult(u.power, u, o, text, code, p in dislodger))
+        results.append(order_result(u.power, u, o, text, code, p in dislodger))
     return MovementOutcome(tuple(results), tuple(sorted(after, key=_by_province)),
                            tuple(dislodged))
 

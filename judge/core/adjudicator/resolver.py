@@ -15,32 +15,42 @@ nothing of parsing, maps or text, which keeps the hot loop short.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Mapping
+
+from judge.core.board import Unit
 
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 
 
-@dataclass(eq=False)
+# Plain classes with __slots__: a phase makes a few dozen decisions, and a dataclass's
+# generated __init__ (default factories included) costs twice as much as these.
 class MoveDecision:
-    src: str
-    dest: str
-    power: str
-    convoyed: bool
-    supports: list[int] = field(default_factory=list)  # decision ids of matching supports
-    convoys: list[int] = field(default_factory=list)  # decision ids of matching convoys
-    opposing: int | None = None  # head-to-head partner's decision id
+    __slots__ = ("src", "dest", "power", "convoyed", "supports", "convoys", "opposing")
+
+    def __init__(self, src: str, dest: str, power: str, convoyed: bool) -> None:
+        self.src = src
+        self.dest = dest
+        self.power = power
+        self.convoyed = convoyed
+        self.supports: list[int] = []  # decision ids of matching supports
+        self.convoys: list[int] = []  # decision ids of matching convoys
+        self.opposing: int | None = None  # head-to-head partner's decision id
 
 
-@dataclass(eq=False)
 class SupportDecision:
-    province: str
-    power: str
-    exempt: str | None  # destination of the supported move: attacks from there never cut
+    __slots__ = ("province", "power", "exempt")
+
+    def __init__(self, province: str, power: str, exempt: str | None) -> None:
+        self.province = province
+        self.power = power
+        self.exempt = exempt  # destination of the supported move: attacks from there never cut
 
 
-@dataclass(eq=False)
 class ConvoyDecision:
-    province: str
+    __slots__ = ("province",)
+
+    def __init__(self, province: str) -> None:
+        self.province = province
 
 
 Decision = MoveDecision | SupportDecision | ConvoyDecision
@@ -52,14 +62,14 @@ class Resolver:
     def __init__(
         self,
         decisions: list[Decision],
-        power_at: dict[str, str],
+        units: Mapping[str, Unit],  # province → the unit standing there
         move_from: dict[str, int],
         moves_into: dict[str, list[int]],
         hold_supports: dict[str, list[int]],
         fleet_reach: dict[str, frozenset[str]] | object,
     ) -> None:
         self.d = decisions
-        self.power_at = power_at
+        self.units = units
         self.move_from = move_from
         self.moves_into = moves_into
         self.hold_supports = hold_supports
@@ -172,12 +182,13 @@ class Resolver:
         return n
 
     def _attack(self, m: MoveDecision) -> int:
-        defender = self.power_at.get(m.dest)
-        if defender is None:
+        occupant = self.units.get(m.dest)
+        if occupant is None:
             return 1 + self._given(m.supports)
         leaving = self.move_from.get(m.dest)
         if leaving is not None and leaving != m.opposing and self._resolve(leaving):
             return 1 + self._given(m.supports)
+        defender = occupant.power
         if defender == m.power:
             return 0
         d = self.d
@@ -188,7 +199,7 @@ class Resolver:
         return n
 
     def _hold(self, province: str) -> int:
-        if province not in self.power_at:
+        if province not in self.units:
             return 0
         leaving = self.move_from.get(province)
         if leaving is not None:
