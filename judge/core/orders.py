@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from judge.core._frozen import slot_setters
+from judge.core._frozen import draft_class, slot_setters
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
 
@@ -118,6 +118,45 @@ _SET_HOLD = slot_setters(Hold, "unit")
 _SET_MOVE = slot_setters(Move, "unit", "dest", "via_convoy", "route")
 _SET_SUPPORT = slot_setters(Support, "unit", "target", "dest")
 _SET_CONVOY = slot_setters(Convoy, "unit", "target", "dest")
+
+# The fast parser's orders, built from drafts (see _frozen): a third of the constructors' cost.
+_HoldDraft, _MoveDraft = draft_class(Hold), draft_class(Move)
+_SupportDraft, _ConvoyDraft = draft_class(Support), draft_class(Convoy)
+
+
+def _hold(unit: UnitSpec) -> Hold:
+    o = _HoldDraft()
+    o.unit = unit
+    o.__class__ = Hold
+    return o  # type: ignore[no-any-return]
+
+
+def _move(unit: UnitSpec, dest: str, via_convoy: bool) -> Move:
+    o = _MoveDraft()
+    o.unit = unit
+    o.dest = dest
+    o.via_convoy = via_convoy
+    o.route = ()
+    o.__class__ = Move
+    return o  # type: ignore[no-any-return]
+
+
+def _support(unit: UnitSpec, target: UnitSpec, dest: str | None) -> Support:
+    o = _SupportDraft()
+    o.unit = unit
+    o.target = target
+    o.dest = dest
+    o.__class__ = Support
+    return o  # type: ignore[no-any-return]
+
+
+def _convoy(unit: UnitSpec, target: UnitSpec, dest: str) -> Convoy:
+    o = _ConvoyDraft()
+    o.unit = unit
+    o.target = target
+    o.dest = dest
+    o.__class__ = Convoy
+    return o  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,77 +470,122 @@ def _fast_units(m: Map) -> dict[str, dict[str, UnitSpec]]:
             for kind in _FAST_KINDS}
 
 
-def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
-    """The canonical three-letter form without the general parser, one of::
+_CACHE_LIMIT = 65536  # lines remembered per map and phase type; the oldest go first
 
-        A PAR H   A PAR - BUR [VIA]   A PAR S A MAR [H]   A PAR S A MAR - BUR
-        F NTH C A LON - NWY   A PAR B   A PAR D   A PAR R BUR
 
-    (single blanks, upper case).  ``None`` sends the line to the general parser: another
-    shape, an unknown province, or an order of the wrong phase type.  Splitting on blanks and
-    looking the words up is several times cheaper than one regular expression for them all.
+class _ParsedLines(dict):  # type: ignore[type-arg]
+    """line → its parse, for one map and phase type; a missing line is parsed on lookup.
+
+    Binding looks every order line up here: a hit is one plain dict lookup, and a line not
+    seen before costs no more than parsing it (``__missing__``).  Parsing is pure, so a
+    parse stays valid for the life of the map.
     """
-    # one final newline is tolerated, as the regular expression this replaced did ("$")
-    words = (text[:-1] if text.endswith("\n") else text).split(" ")
-    n = len(words)
-    if n < 3 or n > 7:
-        return None
-    units = _fast_units(m)
-    specs = units.get(words[0])
-    if specs is None:
-        return None
-    unit = specs.get(words[1])
-    if unit is None:
-        return None
-    loc, verb = _canonical_locations(m).get, words[2]
-    if n == 3:
-        if verb == "H":
-            return Hold(unit) if phase_type == MOVEMENT else None
-        if verb == "B" and phase_type == ADJUSTMENTS:
-            return Build(unit)
-        if verb == "D" and phase_type == ADJUSTMENTS:
-            return Remove(unit)
-        if verb == "D" and phase_type == RETREATS:
-            return Disband(unit)
-        return None
-    if verb == "-" and (n == 4 or n == 5 and words[4] == "VIA"):
-        to = loc(words[3])
-        if to is None:
+
+    __slots__ = ("map", "phase_type", "units", "locations")
+
+    def __init__(self, m: Map, phase_type: str) -> None:
+        super().__init__()
+        self.map, self.phase_type = m, phase_type
+        self.units = _fast_units(m)
+        self.locations = _canonical_locations(m)
+
+    def __missing__(self, text: str) -> Order | OrderError:
+        o = self._fast(text)
+        if o is None:
+            o = _parse_general(self.map, text, self.phase_type)
+        if len(self) >= _CACHE_LIMIT:
+            self.pop(next(iter(self)), None)
+        self[text] = o
+        return o
+
+    def _fast(self, text: str) -> Order | None:
+        """The canonical three-letter form without the general parser, one of::
+
+            A PAR H   A PAR - BUR [VIA]   A PAR S A MAR [H]   A PAR S A MAR - BUR
+            F NTH C A LON - NWY   A PAR B   A PAR D   A PAR R BUR
+
+        (upper case, words separated by white space, which the general parser ignores too).
+        ``None`` sends the line to the general parser: another shape, an unknown province, or
+        an order of the wrong phase type.  Splitting on white space and looking the words up
+        is several times cheaper than one regular expression.
+        """
+        words = text.split()
+        n = len(words)
+        if n < 3 or n > 7:
             return None
-        if phase_type == RETREATS:
-            return Retreat(unit, to)
-        return Move(unit, to, n == 5) if phase_type == MOVEMENT else None
-    if verb == "R" and n == 4:
-        to = loc(words[3])
-        return Retreat(unit, to) if to and phase_type == RETREATS else None
-    if phase_type != MOVEMENT:
-        return None
-    if verb == "S" and n >= 5 and words[3] in _FAST_KINDS:
-        target = units[words[3]].get(words[4])
-        if target is None:
+        units = self.units
+        specs = units.get(words[0])
+        if specs is None:
             return None
-        if n == 5 or n == 6 and words[5] == "H":
-            return Support(unit, target)
-        if n == 7 and words[5] == "-":
-            to = loc(words[6])
-            return Support(unit, target, to) if to else None
+        unit = specs.get(words[1])
+        if unit is None:
+            return None
+        loc, verb, phase_type = self.locations.get, words[2], self.phase_type
+        if n == 3:
+            if verb == "H":
+                return _hold(unit) if phase_type == MOVEMENT else None
+            if verb == "B" and phase_type == ADJUSTMENTS:
+                return Build(unit)
+            if verb == "D" and phase_type == ADJUSTMENTS:
+                return Remove(unit)
+            if verb == "D" and phase_type == RETREATS:
+                return Disband(unit)
+            return None
+        if verb == "-" and (n == 4 or n == 5 and words[4] == "VIA"):
+            to = loc(words[3])
+            if to is None:
+                return None
+            if phase_type == RETREATS:  # a retreat has no "VIA": the general parser says why
+                return Retreat(unit, to) if n == 4 else None
+            return _move(unit, to, n == 5) if phase_type == MOVEMENT else None
+        if verb == "R" and n == 4:
+            to = loc(words[3])
+            return Retreat(unit, to) if to and phase_type == RETREATS else None
+        if phase_type != MOVEMENT:
+            return None
+        if verb == "S" and n >= 5 and words[3] in _FAST_KINDS:
+            target = units[words[3]].get(words[4])
+            if target is None:
+                return None
+            if n == 5 or n == 6 and words[5] == "H":
+                return _support(unit, target, None)
+            if n == 7 and words[5] == "-":
+                to = loc(words[6])
+                return _support(unit, target, to) if to else None
+            return None
+        if verb == "C" and n == 7 and words[3] == "A" and words[5] == "-":
+            army, to = units["A"].get(words[4]), loc(words[6])
+            return _convoy(unit, army, to) if army and to else None
         return None
-    if verb == "C" and n == 7 and words[3] == "A" and words[5] == "-":
-        army, to = units["A"].get(words[4]), loc(words[6])
-        return Convoy(unit, army, to) if army and to else None
-    return None
 
 
-@lru_cache(maxsize=65536)
+_parsed: dict[tuple[Map, str], _ParsedLines] = {}
+
+
+def parsed_lines(m: Map, phase_type: str = MOVEMENT) -> dict[str, Order | OrderError]:
+    """The parse cache of a map and phase type: ``parsed_lines(m, "M")[text]`` is
+    ``parse_order(m, text, "M")``, for loops that parse many lines (one lookup per line)."""
+    lines = _parsed.get((m, phase_type))
+    if lines is None:
+        lines = _parsed[(m, phase_type)] = _ParsedLines(m, phase_type)
+    return lines
+
+
 def parse_order(m: Map, text: str, phase_type: str = MOVEMENT) -> Order | OrderError:
     """Parse one order line for a phase type (``"M"``, ``"R"`` or ``"A"``).
 
     Returns an order dataclass, or an :class:`OrderError` whose message names the problem
     (an ambiguous abbreviation lists its candidates).  Pure, so results are cached.
     """
-    fast = _fast_parse(m, text, phase_type)
-    if fast is not None:
-        return fast
+    return parsed_lines(m, phase_type)[text]
+
+
+def clear_parse_cache() -> None:
+    """Forget every parsed line (benchmarks: time parsing afresh)."""
+    _parsed.clear()
+
+
+def _parse_general(m: Map, text: str, phase_type: str) -> Order | OrderError:
     toks = _tokenize(text)
     if toks and toks[-1] == "-":
         toks.pop()

@@ -11,7 +11,7 @@ from typing import Iterable, Mapping
 
 from judge.core.board import Unit
 from judge.core.maps import Map
-from judge.core.orders import Order, OrderError, Waive, parse_order
+from judge.core.orders import Order, OrderError, Waive, parsed_lines
 from judge.core.results import INVALID, OrderResult
 
 OrdersIn = Mapping[str, Iterable["str | Order"]]
@@ -19,13 +19,9 @@ OrdersIn = Mapping[str, Iterable["str | Order"]]
 
 def parse_lines(m: Map, items: Iterable["str | Order"], phase_type: str
                 ) -> list[tuple[str, Order | OrderError]]:
-    out: list[tuple[str, Order | OrderError]] = []
-    for item in items:
-        if isinstance(item, str):
-            out.append((item, parse_order(m, item, phase_type)))
-        else:
-            out.append((item.text(), item))
-    return out
+    parsed = parsed_lines(m, phase_type)
+    return [(item, parsed[item]) if isinstance(item, str) else (item.text(), item)
+            for item in items]
 
 
 def bind_unit_orders(
@@ -34,8 +30,14 @@ def bind_unit_orders(
 ) -> dict[str, tuple[str, Order]]:
     """province → (text, order) for each unit with a usable order; rejects go to ``invalid``."""
     chosen: dict[str, tuple[str, Order]] = {}
+    parsed = parsed_lines(m, phase_type)
     for power, items in orders.items():
-        for text, o in parse_lines(m, items, phase_type):
+        for item in items:
+            # the line loop of every phase: parse by cache lookup, no list of pairs in between
+            if isinstance(item, str):
+                text, o = item, parsed[item]
+            else:
+                text, o = item.text(), item
             if isinstance(o, OrderError):
                 invalid.append(OrderResult(power, None, None, text, INVALID, message=o.message))
                 continue

@@ -1,0 +1,121 @@
+"""The adjudicator's fast paths give exactly what the plain ones give.
+
+The fast order form must parse to the same order as the general parser; values built from
+drafts (orders, results) and taken from per-map tables (units) must equal, hash and stay
+frozen like the ones their constructors make; the parse cache stays bounded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judge.core import load_map
+from judge.core import orders as orders_module
+from judge.core.board import Unit, unit_values
+from judge.core.orders import (Convoy, Hold, Move, Support, UnitSpec, _convoy, _hold, _move,
+                               _parse_general, _support, clear_parse_cache, parse_order,
+                               parsed_lines)
+from judge.core.results import OK, OrderResult, order_result
+
+M = load_map()
+CODES = sorted(p for p in M.provinces if len(p) == 3)
+# what the fast form may write for a place: provinces, real coasts and coasts a province lacks
+WORDS = CODES + [f"{p}/{c}" for p in CODES for c in ("NC", "SC", "EC")]
+
+word = st.sampled_from(WORDS)
+kind = st.sampled_from(["A", "F"])
+
+
+@st.composite
+def fast_lines(draw: st.DrawFn) -> str:
+    unit = f"{draw(kind)} {draw(word)}"
+    shape = draw(st.sampled_from(["H", "-", "- VIA", "S", "S H", "S -", "C", "B", "D", "R"]))
+    if shape in ("H", "B", "D"):
+        line = f"{unit} {shape}"
+    elif shape in ("-", "R"):
+        line = f"{unit} {shape} {draw(word)}"
+    elif shape == "- VIA":
+        line = f"{unit} - {draw(word)} VIA"
+    elif shape == "S":
+        line = f"{unit} S {draw(kind)} {draw(word)}"
+    elif shape == "S H":
+        line = f"{unit} S {draw(kind)} {draw(word)} H"
+    elif shape == "S -":
+        line = f"{unit} S {draw(kind)} {draw(word)} - {draw(word)}"
+    else:
+        # no coast on a convoying unit: the general parser reads "STP/NC C" as "north coast"
+        # and then fails, the fast form reads a convoy (refused later: not a fleet at sea)
+        unit = unit.partition("/")[0]
+        line = f"{unit} C A {draw(word)} - {draw(word)}"
+    spacing = draw(st.sampled_from([" ", "  ", "\t"]))
+    return line.replace(" ", spacing) + draw(st.sampled_from(["", "\n", " "]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(fast_lines(), st.sampled_from(["M", "R", "A"]))
+def test_fast_form_parses_as_the_general_parser_does(line: str, phase: str) -> None:
+    fast = parsed_lines(M, phase)._fast(line)  # type: ignore[attr-defined]
+    if fast is not None:
+        assert fast == _parse_general(M, line, phase)
+        assert type(fast) is type(_parse_general(M, line, phase))
+
+
+def test_fast_form_is_taken_for_canonical_lines() -> None:
+    lines = parsed_lines(M, "M")
+    for line in ("A PAR H", "A PAR - BUR", "F NTH C A LON - NWY", "A MUN S A BER - KIE",
+                 "F STP/SC - BOT", "A PAR S F BRE"):
+        assert lines._fast(line) is not None, line  # type: ignore[attr-defined]
+
+
+def test_draft_built_orders_equal_constructed_ones() -> None:
+    par, bre = UnitSpec("A", "PAR"), UnitSpec("F", "BRE")
+    pairs = [(_hold(par), Hold(par)), (_move(par, "BUR", False), Move(par, "BUR")),
+             (_move(par, "BUR", True), Move(par, "BUR", True)),
+             (_support(bre, par, None), Support(bre, par)),
+             (_support(bre, par, "PIC"), Support(bre, par, "PIC")),
+             (_convoy(UnitSpec("F", "ENG"), UnitSpec("A", "LON"), "BRE"),
+              Convoy(UnitSpec("F", "ENG"), UnitSpec("A", "LON"), "BRE"))]
+    for built, made in pairs:
+        assert type(built) is type(made)
+        assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
+        assert dataclasses.astuple(built) == dataclasses.astuple(made)  # every field set
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built.unit = bre  # type: ignore[misc]
+
+
+def test_draft_built_results_equal_constructed_ones() -> None:
+    u = Unit("FRANCE", "A", "PAR")
+    o = Hold(UnitSpec("A", "PAR"))
+    for args, kw in [((u.power, u, o, "A PAR H", OK), {}),
+                     ((u.power, u, o, "A PAR H", OK, True), {"default": True}),
+                     ((u.power, None, None, "xyz", "invalid"), {"message": "no such unit"})]:
+        built, made = order_result(*args, **kw), OrderResult(*args, **kw)
+        assert type(built) is OrderResult
+        assert built == made and hash(built) == hash(made)
+        assert dataclasses.astuple(built) == dataclasses.astuple(made)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built.result = "bounce"  # type: ignore[misc]
+
+
+def test_unit_table_holds_the_units_their_constructor_makes() -> None:
+    table = unit_values(M)
+    assert table[("RUSSIA", "F", "STP/NC")] == Unit("RUSSIA", "F", "STP/NC")
+    assert ("FRANCE", "A", "NTH") not in table and ("FRANCE", "F", "PAR") not in table
+    for (power, kind, loc), unit in table.items():
+        assert unit == Unit(power, kind, loc) and unit.province == loc.partition("/")[0]
+
+
+def test_parse_cache_is_bounded_and_forgets_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_parse_cache()
+    monkeypatch.setattr(orders_module, "_CACHE_LIMIT", 5)
+    lines = [f"A PAR - {d}" for d in ("BUR", "PIC", "GAS", "BRE", "MAR", "RUH", "SPA")]
+    for line in lines:
+        assert parse_order(M, line) == Move(UnitSpec("A", "PAR"), line[-3:])
+    assert len(parsed_lines(M, "M")) <= 5
+    assert parse_order(M, lines[0]) == Move(UnitSpec("A", "PAR"), "BUR")
+    clear_parse_cache()
+    assert len(parsed_lines(M, "M")) == 0
