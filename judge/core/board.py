@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
-from judge.core._frozen import slot_setters
+from judge.core._frozen import draft_builder, slot_setters
 from judge.core.errors import InputError
 from judge.core.maps import ARMY, FLEET, Map, parse_unit_code, province_of
 from judge.core.phases import Phase
@@ -70,7 +70,7 @@ class Dislodged:
     attacker_from: str | None = None  # province the dislodging unit came from (information)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Position:
     """Everything needed to adjudicate a phase except the orders."""
 
@@ -114,6 +114,10 @@ class Position:
         if len(counts) > 1 and counts[1][1] == counts[0][1]:
             return None
         return counts[0][0]
+
+
+# the adjudicator makes the next position of every phase (see _frozen)
+build_position: Callable[..., Position] = draft_builder(Position)
 
 
 def freeze_centers(centers: Mapping[str, Iterable[str]]) -> Mapping[str, frozenset[str]]:

@@ -20,8 +20,9 @@ waive      a build was waived (ordered, or by default)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
-from judge.core._frozen import draft_class, slot_setters
+from judge.core._frozen import draft_builder, slot_setters
 from judge.core.board import Unit
 from judge.core.maps import ARMY, Map
 from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat,
@@ -81,25 +82,8 @@ class OrderResult:
 
 _SET_RESULT = slot_setters(OrderResult, "power", "unit", "order", "text", "result", "dislodged",
                            "default", "message")
-_ResultDraft = draft_class(OrderResult)
-
-
-def order_result(power: str, unit: Unit | None, order: Order | None, text: str, result: str,
-                 dislodged: bool = False, default: bool = False, message: str = ""
-                 ) -> OrderResult:
-    """``OrderResult(...)`` built from a draft (see :mod:`judge.core._frozen`), for the
-    adjudicator's one result per unit of every phase."""
-    r = _ResultDraft()
-    r.power = power
-    r.unit = unit
-    r.order = order
-    r.text = text
-    r.result = result
-    r.dislodged = dislodged
-    r.default = default
-    r.message = message
-    r.__class__ = OrderResult
-    return r  # type: ignore[no-any-return]
+# the adjudicator's one result per unit of every phase: OrderResult(...) built from a draft
+order_result: Callable[..., OrderResult] = draft_builder(OrderResult)
 
 
 def _unit_words(m: Map, kind: str | None, location: str) -> str:

@@ -1,8 +1,9 @@
 """The adjudicator's fast paths give exactly what the plain ones give.
 
 The fast order form must parse to the same order as the general parser; values built from
-drafts (orders, results) and taken from per-map tables (units) must equal, hash and stay
-frozen like the ones their constructors make; the parse cache stays bounded.
+drafts (orders, results, phases, positions) and taken from per-map tables (units) must
+equal, hash and stay frozen like the ones their constructors make; the parse cache stays
+bounded.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.core import load_map
+from judge.core import initial_position, load_map
 from judge.core import orders as orders_module
-from judge.core.board import Unit, unit_values
+from judge.core._frozen import draft_builder
+from judge.core.board import Dislodged, Position, Unit, build_position, unit_values
 from judge.core.orders import (Convoy, Hold, Move, Support, UnitSpec, _convoy, _hold, _move,
-                               _parse_general, _support, clear_parse_cache, parse_order,
-                               parsed_lines)
-from judge.core.results import OK, OrderResult, order_result
+                               _parse_general, _support, clear_parse_cache, default_hold,
+                               parse_order, parsed_lines)
+from judge.core.phases import Phase
+from judge.core.results import INVALID, OK, OrderResult, order_result
 
 M = load_map()
 CODES = sorted(p for p in M.provinces if len(p) == 3)
@@ -58,7 +61,7 @@ def fast_lines(draw: st.DrawFn) -> str:
 @settings(max_examples=400, deadline=None)
 @given(fast_lines(), st.sampled_from(["M", "R", "A"]))
 def test_fast_form_parses_as_the_general_parser_does(line: str, phase: str) -> None:
-    fast = parsed_lines(M, phase)._fast(line)  # type: ignore[attr-defined]
+    fast = parsed_lines(M, phase).fast_form(line)  # type: ignore[attr-defined]
     if fast is not None:
         assert fast == _parse_general(M, line, phase)
         assert type(fast) is type(_parse_general(M, line, phase))
@@ -68,37 +71,49 @@ def test_fast_form_is_taken_for_canonical_lines() -> None:
     lines = parsed_lines(M, "M")
     for line in ("A PAR H", "A PAR - BUR", "F NTH C A LON - NWY", "A MUN S A BER - KIE",
                  "F STP/SC - BOT", "A PAR S F BRE"):
-        assert lines._fast(line) is not None, line  # type: ignore[attr-defined]
+        assert lines.fast_form(line) is not None, line  # type: ignore[attr-defined]
 
 
-def test_draft_built_orders_equal_constructed_ones() -> None:
+def _built_and_made() -> list[tuple[object, object]]:
+    """(value from a draft builder, the same value from its class's constructor)."""
     par, bre = UnitSpec("A", "PAR"), UnitSpec("F", "BRE")
-    pairs = [(_hold(par), Hold(par)), (_move(par, "BUR", False), Move(par, "BUR")),
-             (_move(par, "BUR", True), Move(par, "BUR", True)),
-             (_support(bre, par, None), Support(bre, par)),
-             (_support(bre, par, "PIC"), Support(bre, par, "PIC")),
-             (_convoy(UnitSpec("F", "ENG"), UnitSpec("A", "LON"), "BRE"),
-              Convoy(UnitSpec("F", "ENG"), UnitSpec("A", "LON"), "BRE"))]
-    for built, made in pairs:
-        assert type(built) is type(made)
-        assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
-        assert dataclasses.astuple(built) == dataclasses.astuple(made)  # every field set
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            built.unit = bre  # type: ignore[misc]
-
-
-def test_draft_built_results_equal_constructed_ones() -> None:
     u = Unit("FRANCE", "A", "PAR")
-    o = Hold(UnitSpec("A", "PAR"))
-    for args, kw in [((u.power, u, o, "A PAR H", OK), {}),
-                     ((u.power, u, o, "A PAR H", OK, True), {"default": True}),
-                     ((u.power, None, None, "xyz", "invalid"), {"message": "no such unit"})]:
-        built, made = order_result(*args, **kw), OrderResult(*args, **kw)
-        assert type(built) is OrderResult
-        assert built == made and hash(built) == hash(made)
-        assert dataclasses.astuple(built) == dataclasses.astuple(made)
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            built.result = "bounce"  # type: ignore[misc]
+    pos = initial_position(M)
+    nxt = Phase.parse("S1901R")
+    return [
+        (_hold(par), Hold(par)), (_move(par, "BUR", False), Move(par, "BUR")),
+        (_move(par, "BUR", True), Move(par, "BUR", True)),
+        (_support(bre, par, None), Support(bre, par)),
+        (_support(bre, par, "PIC"), Support(bre, par, "PIC")),
+        (_convoy(UnitSpec("F", "ENG"), par, "LON"), Convoy(UnitSpec("F", "ENG"), par, "LON")),
+        (default_hold(M, "F", "STP/NC"), Hold(UnitSpec("F", "STP/NC"))),
+        (order_result(u.power, u, Hold(par), "A PAR H", OK),
+         OrderResult(u.power, u, Hold(par), "A PAR H", OK)),
+        (order_result(u.power, u, Hold(par), "A PAR H", OK, True, True),
+         OrderResult(u.power, u, Hold(par), "A PAR H", OK, True, default=True)),
+        (order_result(u.power, None, None, "xyz", INVALID, message="no such unit"),
+         OrderResult(u.power, None, None, "xyz", INVALID, message="no such unit")),
+        (Phase.make("S", 1901, "R"), Phase(1901, 0, 1, "S", "R")),
+        (build_position(M, nxt, pos.units, pos.centers), Position(M, nxt, pos.units, pos.centers)),
+    ]
+
+
+@pytest.mark.parametrize("built, made", _built_and_made(), ids=lambda v: type(v).__name__)
+def test_draft_built_values_equal_constructed_ones(built: object, made: object) -> None:
+    assert type(built) is type(made)
+    assert built == made and repr(built) == repr(made)
+    if not isinstance(made, Position):  # a position holds a mapping: not hashable
+        assert hash(built) == hash(made)
+    for f in dataclasses.fields(made):  # every field set, compare=False ones included
+        assert getattr(built, f.name) == getattr(made, f.name)
+    name = dataclasses.fields(built)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(built, name, None)
+
+
+def test_draft_builder_refuses_classes_it_cannot_build() -> None:
+    with pytest.raises(TypeError):
+        draft_builder(Dislodged)  # no slots: a draft could not take its place
 
 
 def test_unit_table_holds_the_units_their_constructor_makes() -> None:

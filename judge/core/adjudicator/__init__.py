@@ -39,8 +39,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable
+from typing import Callable, Iterable
 
+from judge.core._frozen import draft_builder
 from judge.core.adjudicator.adjustments import adjudicate_adjustments
 from judge.core.adjudicator.binding import OrdersIn
 from judge.core.adjudicator.checking import check_order
@@ -52,7 +53,7 @@ from judge.core.phases import ADJUSTMENTS, MOVEMENT, Phase
 from judge.core.results import OrderResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PhaseResult:
     """What a phase did and where the game goes next."""
 
@@ -70,6 +71,9 @@ class PhaseResult:
         return tuple(r for r in self.results if r.power == power)
 
 
+_build_result: Callable[..., PhaseResult] = draft_builder(PhaseResult)  # see judge.core._frozen
+
+
 def adjudicate(position: Position, orders: OrdersIn | None = None, *,
                skip_empty: bool = True) -> PhaseResult:
     """Adjudicate the phase of ``position`` with ``orders`` (power → lines); see module doc."""
@@ -85,7 +89,7 @@ def adjudicate(position: Position, orders: OrdersIn | None = None, *,
         rt = adjudicate_retreats(position, orders)
         results, units, dislodged = rt.results, rt.units, ()
     nxt = next_position(position, units, dislodged, skip_empty)
-    return PhaseResult(phase, _by_power(position.map.powers, results), units, dislodged, nxt)
+    return _build_result(phase, _by_power(position.map.powers, results), units, dislodged, nxt)
 
 
 def _by_power(powers: Iterable[str], results: Iterable[OrderResult]) -> tuple[OrderResult, ...]:

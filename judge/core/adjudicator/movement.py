@@ -16,7 +16,7 @@ from judge.core.adjudicator.resolver import (ConvoyDecision, Decision, MoveDecis
                                              SupportDecision)
 from judge.core.board import Dislodged, Position, Unit, unit_values
 from judge.core.maps import ARMY
-from judge.core.orders import Convoy, Hold, Move, Order, Support, UnitSpec
+from judge.core.orders import Convoy, Hold, Move, Order, Support, default_hold
 from judge.core.phases import MOVEMENT
 from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult,
                                 order_result)
@@ -53,7 +53,6 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
 
     # Locations are "PAR" or "STP/NC": ``loc.partition("/")[0]`` is province_of inlined, as
     # this function asks it about a hundred times per phase.
-    kinds: dict[str, int] = {}
     moves: list[tuple[str, Move]] = []
     supports: list[tuple[str, Support]] = []
     convoys: list[tuple[str, Convoy]] = []
@@ -62,7 +61,6 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
         k = kind_of(type(o))
         if k is None:
             k = _kind_of_subclass(o)
-        kinds[prov] = k
         if k == _MOVE:
             moves.append((prov, o))  # type: ignore[arg-type]
         elif k == _SUPPORT:
@@ -101,14 +99,14 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
         dest_loc[prov] = loc
         move_from[prov] = i = len(decisions)
         moves_into.setdefault(dprov, []).append(i)
-        decisions.append(MoveDecision(prov, dprov, u.power, via))
+        mv = MoveDecision(prov, dprov, u.power, via)
+        decisions.append(mv)
+        j = move_from.get(dprov)
+        if j is not None and not via:  # the second move of a head-to-head pair pairs both
+            other = decisions[j]
+            if other.dest == prov and not other.convoyed:  # type: ignore[union-attr]
+                mv.opposing, other.opposing = j, i  # type: ignore[union-attr]
     move_decisions: list[MoveDecision] = decisions[:]  # type: ignore[assignment]
-    for mv in move_decisions:
-        j = move_from.get(mv.dest)
-        if j is not None and not mv.convoyed:
-            other = move_decisions[j]
-            if other.dest == mv.src and not other.convoyed:
-                mv.opposing = j
 
     convoy_id: dict[str, int] = {}
     for prov, aprov, dprov in legal_convoys:
@@ -183,28 +181,24 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     for p, u in units.items():
         text_order = chosen.get(p)
         if text_order is None:
-            o: Order = Hold(UnitSpec(u.kind, u.location))
+            o: Order = default_hold(m, u.kind, u.location)
             results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
             continue
         text, o = text_order
-        if p in why:
+        i = move_from.get(p)  # the legal moves, most of the orders
+        if i is not None:
+            code = OK if ok[i] else BOUNCE if resolver.path(move_decisions[i]) else NO_CONVOY
+        elif p in why:
             results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
                                         message=why[p]))
             continue
-        k = kinds[p]
-        if k == _MOVE:
-            i = move_from[p]
-            code = OK if ok[i] else NO_CONVOY if not resolver.path(move_decisions[i]) else BOUNCE
-        elif k == _SUPPORT:
-            code = VOID if p not in support_id else OK if ok[support_id[p]] else CUT
-        elif k == _CONVOY:
-            if p not in convoy_id:
-                code = VOID
-            else:
-                army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
-                code = OK if resolver.path(army) else NO_CONVOY
-        else:
-            code = OK
+        elif p in support_id:
+            code = OK if ok[support_id[p]] else CUT
+        elif p in convoy_id:
+            army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
+            code = OK if resolver.path(army) else NO_CONVOY
+        else:  # a hold, or a support or convoy that matched no order
+            code = VOID if isinstance(o, (Support, Convoy)) else OK
         results.append(order_result(u.power, u, o, text, code, p in dislodger))
     return MovementOutcome(tuple(results), tuple(sorted(after, key=_by_province)),
                            tuple(dislodged))
