@@ -172,8 +172,10 @@ class Resolver:
                 return False
         return True
 
-    def _given(self, supports: list[int] | tuple[int, ...]) -> int:
-        # a plain loop: this runs for every strength asked, a generator costs more than it does
+    def _given(self, supports: list[int]) -> int:
+        # a plain loop: this runs for every strength asked, a generator costs more than it does.
+        # Callers skip the call when there are no supports (most moves): the call costs more
+        # than the loop.
         n = 0
         resolve = self._resolve
         for s in supports:
@@ -184,10 +186,10 @@ class Resolver:
     def _attack(self, m: MoveDecision) -> int:
         occupant = self.units.get(m.dest)
         if occupant is None:
-            return 1 + self._given(m.supports)
+            return 1 + self._given(m.supports) if m.supports else 1
         leaving = self.move_from.get(m.dest)
         if leaving is not None and leaving != m.opposing and self._resolve(leaving):
-            return 1 + self._given(m.supports)
+            return 1 + self._given(m.supports) if m.supports else 1
         defender = occupant.power
         if defender == m.power:
             return 0
@@ -204,17 +206,18 @@ class Resolver:
         leaving = self.move_from.get(province)
         if leaving is not None:
             return 0 if self._resolve(leaving) else 1
-        return 1 + self._given(self.hold_supports.get(province, ()))
+        supports = self.hold_supports.get(province)
+        return 1 + self._given(supports) if supports else 1
 
     def _defend(self, m: MoveDecision) -> int:
-        return 1 + self._given(m.supports)
+        return 1 + self._given(m.supports) if m.supports else 1
 
     def _prevent(self, m: MoveDecision) -> int:
         if m.convoyed and not self.path(m):
             return 0
         if m.opposing is not None and self._resolve(m.opposing):
             return 0
-        return 1 + self._given(m.supports)
+        return 1 + self._given(m.supports) if m.supports else 1
 
     def _support(self, s: SupportDecision) -> bool:
         attackers = self.moves_into.get(s.province, ())
