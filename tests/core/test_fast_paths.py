@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from judge.core import initial_position, load_map
 from judge.core import orders as orders_module
 from judge.core._frozen import draft_builder
+from judge.core.adjudicator.legality import _plain_moves, fleet_destination
 from judge.core.board import Dislodged, Position, Unit, build_position, unit_values
 from judge.core.orders import (Convoy, Hold, Move, Support, UnitSpec, _convoy, _hold, _move,
                                _parse_general, _support, clear_parse_cache, default_hold,
@@ -134,3 +135,21 @@ def test_parse_cache_is_bounded_and_forgets_on_request(monkeypatch: pytest.Monke
     assert parse_order(M, lines[0]) == Move(UnitSpec("A", "PAR"), "BUR")
     clear_parse_cache()
     assert len(parsed_lines(M, "M")) == 0
+
+
+def test_plain_move_table_agrees_with_the_full_move_check() -> None:
+    plain = _plain_moves(M)
+    for kind, by_location in plain.items():
+        for loc, table in by_location.items():
+            for dest, (to, convoyed) in table.items():
+                assert not convoyed
+                if kind == "F":
+                    assert fleet_destination(M, Unit("FRANCE", "F", loc), dest) == to
+                else:
+                    assert dest in M.army_adj[loc] and to == dest
+    # and every move the full check finds plain is in the table
+    for loc in M.fleet_moves:
+        for dest in WORDS:
+            got = fleet_destination(M, Unit("FRANCE", "F", loc), dest)
+            if not got.startswith("!") and dest.partition("/")[0] != loc.partition("/")[0]:
+                assert plain["F"][loc][dest] == (got, False)

@@ -7,6 +7,7 @@ a chain of seas that could carry the army, whatever they are ordered to do.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable
 
 from judge.core.board import Unit
@@ -122,9 +123,39 @@ def can_reach(m: Map, unit: Unit, prov: str) -> bool:
     return prov in m.fleet_moves.get(unit.location, ())
 
 
+@lru_cache(maxsize=None)
+def _plain_moves(m: Map) -> dict[str, dict[str, dict[str, tuple[str, bool]]]]:
+    """Kind → unit location → destination as written → ``(location, False)`` for the moves
+    a unit makes by itself: an army to a neighbouring province (when it asks for no convoy),
+    a fleet to a coast it reaches, or to a province it reaches by one coast only (4.B.2).
+
+    Most moves of a phase are these: one lookup answers what :func:`check_move` works out.
+    """
+    armies = {p: {q: (q, False) for q in adj} for p, adj in m.army_adj.items()}
+    fleets: dict[str, dict[str, tuple[str, bool]]] = {}
+    for loc, by_province in m.fleet_moves.items():
+        plain = fleets[loc] = {}
+        for prov, reachable in by_province.items():
+            if prov == loc.partition("/")[0]:
+                continue
+            if len(reachable) == 1:
+                plain[prov] = (reachable[0], False)
+            plain.update((r, (r, False)) for r in reachable if r != prov)
+    return {ARMY: armies, FLEET: fleets}
+
+
+_NO_PLAIN_MOVES: dict[str, tuple[str, bool]] = {}
+
+
 def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
                own_convoy: bool) -> tuple[str, bool] | str:
     """A legal move gives ``(destination location, convoyed)``; otherwise a message."""
+    # DATC 4.A.3 (2000/2023 rules, no land fall-back): an army goes by convoy when it asks
+    # to, or when a fleet of the same power is ordered to convoy it there
+    if unit.kind == FLEET or not (o.via_convoy or own_convoy):
+        plain = _plain_moves(m)[unit.kind].get(unit.location, _NO_PLAIN_MOVES).get(o.dest)
+        if plain is not None:
+            return plain
     src, prov = unit.province, o.dest.partition("/")[0]
     if prov == src:
         return "a unit cannot move to its own province"
@@ -132,10 +163,8 @@ def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
         loc = fleet_destination(m, unit, o.dest)
         return loc[1:] if loc.startswith("!") else (loc, False)
     adjacent = prov in m.army_adj[src]
-    # DATC 4.A.3 (2000/2023 rules, no land fall-back): convoy when asked to, or when a fleet of
-    # the same power is ordered to convoy this army there
     if adjacent and not (o.via_convoy or own_convoy):
-        return prov, False  # the common case first: army neighbours are all land or coast
+        return prov, False
     if m.provinces[prov].kind not in ("land", "coast"):
         return f"an army cannot move to {m.provinces[prov].name}"
     if geo.possible(src, prov):
