@@ -115,7 +115,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             mv = move_decisions[amove]
             if mv.convoyed and mv.dest == dprov:
                 convoy_id[prov] = i = len(decisions)
-                mv.convoys.append(i)
+                mv.convoys += (i,)
                 decisions.append(ConvoyDecision(prov))
 
     hold_supports: dict[str, list[int]] = {}
@@ -136,7 +136,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             dprov = o.dest.partition("/")[0]
             if move_decisions[tmove].dest == dprov and _coast_agrees(o.dest, dest_loc[t]):
                 support_id[prov] = i = len(decisions)
-                move_decisions[tmove].supports.append(i)
+                move_decisions[tmove].supports += (i,)
                 decisions.append(SupportDecision(prov, u.power, dprov))
 
     resolver = Resolver(decisions, units, move_from, moves_into, hold_supports, m.fleet_reach)

@@ -15,7 +15,7 @@ nothing of parsing, maps or text, which keeps the hot loop short.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from judge.core.board import Unit
 
@@ -32,8 +32,10 @@ class MoveDecision:
         self.dest = dest
         self.power = power
         self.convoyed = convoyed
-        self.supports: list[int] = []  # decision ids of matching supports
-        self.convoys: list[int] = []  # decision ids of matching convoys
+        # decision ids of matching supports and convoys: tuples, as most moves have none
+        # (one shared empty tuple, no list made per move)
+        self.supports: tuple[int, ...] = ()
+        self.convoys: tuple[int, ...] = ()
         self.opposing: int | None = None  # head-to-head partner's decision id
 
 
@@ -172,7 +174,7 @@ class Resolver:
                 return False
         return True
 
-    def _given(self, supports: list[int]) -> int:
+    def _given(self, supports: Sequence[int]) -> int:
         # a plain loop: this runs for every strength asked, a generator costs more than it does.
         # Callers skip the call when there are no supports (most moves): the call costs more
         # than the loop.
