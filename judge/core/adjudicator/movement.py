@@ -91,7 +91,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     for prov, o in moves:
         u = units[prov]
         got = check_move(m, u, o, geo, (u.power, prov, o.dest.partition("/")[0]) in own_convoys)
-        if isinstance(got, str):
+        if type(got) is str:  # an isinstance test that fails costs more than this
             why[prov] = got
             continue
         loc, via = got

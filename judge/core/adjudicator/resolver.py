@@ -101,7 +101,8 @@ class Resolver:
         base = len(deps)
         result[i] = False
         state[i] = _GUESSING
-        first = self._adjudicate(i)
+        o = self.d[i]  # moves are most decisions: their equation without the dispatch call
+        first = self._move(o) if type(o) is MoveDecision else self._adjudicate(i)
         if len(deps) == base:
             if state[i] != _RESOLVED:
                 result[i], state[i] = first, _RESOLVED
@@ -167,11 +168,13 @@ class Resolver:
                 return False
         elif attack <= self._hold(m.dest):
             return False
-        d = self.d
-        for j in self.moves_into[m.dest]:
-            other = d[j]
-            if other is not m and attack <= self._prevent(other):  # type: ignore[arg-type]
-                return False
+        rivals = self.moves_into[m.dest]
+        if len(rivals) > 1:  # the move itself is one of them
+            d = self.d
+            for j in rivals:
+                other = d[j]
+                if other is not m and attack <= self._prevent(other):  # type: ignore[arg-type]
+                    return False
         return True
 
     def _given(self, supports: Sequence[int]) -> int:
