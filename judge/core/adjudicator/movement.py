@@ -90,7 +90,9 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     dest_loc: dict[str, str] = {}
     for prov, o in moves:
         u = units[prov]
-        got = check_move(m, u, o, geo, (u.power, prov, o.dest.partition("/")[0]) in own_convoys)
+        # an own fleet convoying this army there (most phases have no convoy orders at all)
+        offered = bool(own_convoys) and (u.power, prov, o.dest.partition("/")[0]) in own_convoys
+        got = check_move(m, u, o, geo, offered)
         if type(got) is str:  # an isinstance test that fails costs more than this
             why[prov] = got
             continue
