@@ -7,7 +7,6 @@ a chain of seas that could carry the army, whatever they are ordered to do.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Iterable
 
 from judge.core.board import Unit
@@ -123,11 +122,15 @@ def can_reach(m: Map, unit: Unit, prov: str) -> bool:
     return prov in m.fleet_moves.get(unit.location, ())
 
 
-@lru_cache(maxsize=None)
-def _plain_moves(m: Map) -> dict[str, dict[str, dict[str, tuple[str, bool]]]]:
-    """Kind → unit location → destination as written → ``(location, False)`` for the moves
-    a unit makes by itself: an army to a neighbouring province (when it asks for no convoy),
-    a fleet to a coast it reaches, or to a province it reaches by one coast only (4.B.2).
+_PlainMoves = dict[str, dict[str, dict[str, tuple[str, bool]]]]
+_plain_moves_of: dict[Map, _PlainMoves] = {}  # by map: a dict lookup, cheaper than lru_cache
+
+
+def _plain_moves(m: Map) -> _PlainMoves:
+    """Build and keep (once per map) kind → unit location → destination as written →
+    ``(location, False)`` for the moves a unit makes by itself: an army to a neighbouring
+    province (when it asks for no convoy), a fleet to a coast it reaches, or to a province
+    it reaches by one coast only (4.B.2).
 
     Most moves of a phase are these: one lookup answers what :func:`check_move` works out.
     """
@@ -141,7 +144,8 @@ def _plain_moves(m: Map) -> dict[str, dict[str, dict[str, tuple[str, bool]]]]:
             if len(reachable) == 1:
                 plain[prov] = (reachable[0], False)
             plain.update((r, (r, False)) for r in reachable if r != prov)
-    return {ARMY: armies, FLEET: fleets}
+    table = _plain_moves_of[m] = {ARMY: armies, FLEET: fleets}
+    return table
 
 
 _NO_PLAIN_MOVES: dict[str, tuple[str, bool]] = {}
@@ -153,7 +157,8 @@ def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
     # DATC 4.A.3 (2000/2023 rules, no land fall-back): an army goes by convoy when it asks
     # to, or when a fleet of the same power is ordered to convoy it there
     if unit.kind == FLEET or not (o.via_convoy or own_convoy):
-        plain = _plain_moves(m)[unit.kind].get(unit.location, _NO_PLAIN_MOVES).get(o.dest)
+        tables = _plain_moves_of.get(m) or _plain_moves(m)
+        plain = tables[unit.kind].get(unit.location, _NO_PLAIN_MOVES).get(o.dest)
         if plain is not None:
             return plain
     src, prov = unit.province, o.dest.partition("/")[0]
