@@ -152,14 +152,37 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             dest = move_decisions[i].dest
             if dest in units and dest not in moved:
                 dislodger[dest] = p
+    # one pass over the units: where each stands after the moves, and its order's result
     after: list[Unit] = []
     unit_at = unit_values(m).get
     for p, u in units.items():
-        if p in moved:
+        i = move_from.get(p)  # the legal moves, most of the orders
+        if i is not None and ok[i]:
             loc = dest_loc[p]
             after.append(unit_at((u.power, u.kind, loc)) or Unit(u.power, u.kind, loc))
         elif p not in dislodger:
             after.append(u)
+        text_order = chosen.get(p)
+        if text_order is None:
+            o: Order = default_hold(m, u.kind, u.location)
+            results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
+            continue
+        text, o = text_order
+        if i is not None:
+            code = OK if ok[i] else BOUNCE if resolver.path(move_decisions[i]) else NO_CONVOY
+        elif p in why:
+            results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
+                                        message=why[p]))
+            continue
+        elif p in support_id:
+            code = OK if ok[support_id[p]] else CUT
+        elif p in convoy_id:
+            army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
+            code = OK if resolver.path(army) else NO_CONVOY
+        else:  # a hold, or a support or convoy that matched no order
+            code = VOID if isinstance(o, (Support, Convoy)) else OK
+        results.append(order_result(u.power, u, o, text, code, p in dislodger))
+
     dislodged: list[Dislodged] = []
     if dislodger:
         occupied = {u.province for u in after}
@@ -179,29 +202,6 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
                 if (q := loc.partition("/")[0]) not in occupied and q not in contested
                 and (q != attacker or by_convoy) and m.provinces[q].kind != "impassable")
             dislodged.append(Dislodged(u, tuple(retreats), attacker))
-
-    for p, u in units.items():
-        text_order = chosen.get(p)
-        if text_order is None:
-            o: Order = default_hold(m, u.kind, u.location)
-            results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
-            continue
-        text, o = text_order
-        i = move_from.get(p)  # the legal moves, most of the orders
-        if i is not None:
-            code = OK if ok[i] else BOUNCE if resolver.path(move_decisions[i]) else NO_CONVOY
-        elif p in why:
-            results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
-                                        message=why[p]))
-            continue
-        elif p in support_id:
-            code = OK if ok[support_id[p]] else CUT
-        elif p in convoy_id:
-            army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
-            code = OK if resolver.path(army) else NO_CONVOY
-        else:  # a hold, or a support or convoy that matched no order
-            code = VOID if isinstance(o, (Support, Convoy)) else OK
-        results.append(order_result(u.power, u, o, text, code, p in dislodger))
     return MovementOutcome(tuple(results), tuple(sorted(after, key=_by_province)),
                            tuple(dislodged))
 
