@@ -37,7 +37,7 @@ def draft_builder(cls: type) -> Callable[..., Any]:
     names = [f.name for f in fields]
     if tuple(names) != tuple(getattr(cls, "__slots__", ())):
         raise TypeError(f"{cls.__name__} must be a slots dataclass without extra slots")
-    draft = type(f"_{cls.__name__}Draft", (), {"__slots__": cls.__slots__})
+    draft = type(f"_{cls.__name__}Draft", (), {"__slots__": tuple(names)})
     params = [n if f.default is dataclasses.MISSING else f"{n}=_default_{n}"
               for n, f in zip(names, fields)]
     source = "\n".join([f"def build_{cls.__name__}({', '.join(params)}):",

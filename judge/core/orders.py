@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Mapping
 
 from judge.core._frozen import draft_builder, slot_setters
 from judge.core.maps import ARMY, FLEET, Map, province_of
@@ -444,7 +444,7 @@ def default_hold(m: Map, kind: str, location: str) -> Hold:
     return _hold(spec if spec is not None else UnitSpec(kind, location))
 
 
-_CACHE_LIMIT = 65536  # lines remembered per map and phase type; the oldest go first
+_CACHE_LIMIT = 65536  # lines remembered per map and phase type; then it starts afresh
 
 
 class _ParsedLines(dict):  # type: ignore[type-arg]
@@ -465,11 +465,11 @@ class _ParsedLines(dict):  # type: ignore[type-arg]
         self.locations = _canonical_locations(m)
 
     def __missing__(self, text: str) -> Order | OrderError:
-        o = self.fast(text.split(), self.units, self.locations)
+        o: Order | OrderError | None = self.fast(text.split(), self.units, self.locations)
         if o is None:
             o = _parse_general(self.map, text, self.phase_type)
         if len(self) >= _CACHE_LIMIT:
-            self.pop(next(iter(self)), None)
+            self.clear()  # atomic, unlike dropping the oldest line: threads may parse too
         self[text] = o
         return o
 
@@ -557,7 +557,7 @@ _FAST_FORMS = {MOVEMENT: _fast_movement, RETREATS: _fast_retreat, ADJUSTMENTS: _
 _parsed: dict[tuple[Map, str], _ParsedLines] = {}
 
 
-def parsed_lines(m: Map, phase_type: str = MOVEMENT) -> dict[str, Order | OrderError]:
+def parsed_lines(m: Map, phase_type: str = MOVEMENT) -> Mapping[str, Order | OrderError]:
     """The parse cache of a map and phase type: ``parsed_lines(m, "M")[text]`` is
     ``parse_order(m, text, "M")``, for loops that parse many lines (one lookup per line)."""
     lines = _parsed.get((m, phase_type))

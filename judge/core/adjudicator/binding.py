@@ -49,16 +49,17 @@ def bind_unit_orders(
                     invalid.append(OrderResult(power, None, o, text, INVALID,
                                                message="nothing to waive in this phase"))
                 continue
+            order: Order = o  # type: ignore[assignment]  # it has a unit: not an OrderError
             prov = spec.province
             u = units.get(prov)
             if u is None or u.power != power:
                 why = (f"no unit in {m.provinces[prov].name}" if u is None
                        else f"the unit in {m.provinces[prov].name} is not yours")
-                invalid.append(OrderResult(power, None, o, text, INVALID, message=why))
+                invalid.append(OrderResult(power, None, order, text, INVALID, message=why))
                 continue
             if prov in chosen:
                 old_text, old = chosen[prov]
                 invalid.append(OrderResult(power, u, old, old_text, INVALID,
                                            message="replaced by a later order for the same unit"))
-            chosen[prov] = (text, o)
+            chosen[prov] = (text, order)
     return chosen

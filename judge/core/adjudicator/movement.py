@@ -93,7 +93,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
         # an own fleet convoying this army there (most phases have no convoy orders at all)
         offered = bool(own_convoys) and (u.power, prov, o.dest.partition("/")[0]) in own_convoys
         got = check_move(m, u, o, geo, offered)
-        if type(got) is str:  # an isinstance test that fails costs more than this
+        if not isinstance(got, tuple):  # asked of the usual answer: a test that fails costs more
             why[prov] = got
             continue
         loc, via = got
@@ -156,8 +156,8 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     after: list[Unit] = []
     unit_at = unit_values(m).get
     for p, u in units.items():
-        i = move_from.get(p)  # the legal moves, most of the orders
-        if i is not None and ok[i]:
+        mid = move_from.get(p)  # the legal moves, most of the orders
+        if mid is not None and ok[mid]:
             loc = dest_loc[p]
             after.append(unit_at((u.power, u.kind, loc)) or Unit(u.power, u.kind, loc))
         elif p not in dislodger:
@@ -168,8 +168,8 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
             continue
         text, o = text_order
-        if i is not None:
-            code = OK if ok[i] else BOUNCE if resolver.path(move_decisions[i]) else NO_CONVOY
+        if mid is not None:
+            code = OK if ok[mid] else BOUNCE if resolver.path(move_decisions[mid]) else NO_CONVOY
         elif p in why:
             results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
                                         message=why[p]))
