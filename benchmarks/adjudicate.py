@@ -22,7 +22,7 @@ import time
 from judge.core import adjudicate, initial_position, load_map, make_position
 from judge.core.board import Position
 from judge.core.maps import ARMY, FLEET, province_of
-from judge.core.orders import parse_order
+from judge.core.orders import clear_parse_cache
 
 M = load_map()
 
@@ -114,7 +114,7 @@ def time_phases(samples, cold: bool) -> list[float]:
     times = []
     for pos, orders in samples:
         if cold:
-            parse_order.cache_clear()
+            clear_parse_cache()
         t0 = time.perf_counter()
         adjudicate(pos, orders)
         times.append(time.perf_counter() - t0)

@@ -7,10 +7,11 @@ questions the service layer asks about a position: centre counts, survivors, vic
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
-from judge.core._frozen import slot_setters
+from judge.core._frozen import draft_builder, slot_setters
 from judge.core.errors import InputError
 from judge.core.maps import ARMY, FLEET, Map, parse_unit_code, province_of
 from judge.core.phases import Phase
@@ -47,6 +48,19 @@ class Unit:
 _SET_UNIT = slot_setters(Unit, "power", "kind", "location", "province")
 
 
+@lru_cache(maxsize=None)
+def unit_values(m: Map) -> Mapping[tuple[str, str, str], Unit]:
+    """Every unit that can stand on the map, by ``(power, kind, location)``.
+
+    Units are immutable values, so the adjudicator takes the unit a move leaves behind from
+    this per-map table rather than building it: a lookup costs a fraction of an ``__init__``.
+    """
+    locations = [loc for p in m.provinces for loc in {p, *m.locations(p)}]
+    return MappingProxyType({(power, kind, loc): Unit(power, kind, loc)
+                             for power in m.powers for kind in (ARMY, FLEET)
+                             for loc in locations if m.can_hold(kind, loc)})
+
+
 @dataclass(frozen=True)
 class Dislodged:
     """A dislodged unit awaiting its retreat, with the locations it may retreat to."""
@@ -56,7 +70,7 @@ class Dislodged:
     attacker_from: str | None = None  # province the dislodging unit came from (information)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Position:
     """Everything needed to adjudicate a phase except the orders."""
 
@@ -100,6 +114,10 @@ class Position:
         if len(counts) > 1 and counts[1][1] == counts[0][1]:
             return None
         return counts[0][0]
+
+
+# the adjudicator makes the next position of every phase (see _frozen)
+build_position: Callable[..., Position] = draft_builder(Position)
 
 
 def freeze_centers(centers: Mapping[str, Iterable[str]]) -> Mapping[str, frozenset[str]]:

@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable, Mapping
 
-from judge.core._frozen import slot_setters
+from judge.core._frozen import draft_builder, slot_setters
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
 
@@ -118,6 +119,12 @@ _SET_HOLD = slot_setters(Hold, "unit")
 _SET_MOVE = slot_setters(Move, "unit", "dest", "via_convoy", "route")
 _SET_SUPPORT = slot_setters(Support, "unit", "target", "dest")
 _SET_CONVOY = slot_setters(Convoy, "unit", "target", "dest")
+
+# The fast parser's orders, built from drafts (see _frozen): a third of the constructors' cost.
+_hold: Callable[[UnitSpec], Hold] = draft_builder(Hold)
+_move: Callable[[UnitSpec, str, bool], Move] = draft_builder(Move)
+_support: Callable[[UnitSpec, UnitSpec, str | None], Support] = draft_builder(Support)
+_convoy: Callable[[UnitSpec, UnitSpec, str], Convoy] = draft_builder(Convoy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,77 +438,151 @@ def _fast_units(m: Map) -> dict[str, dict[str, UnitSpec]]:
             for kind in _FAST_KINDS}
 
 
-def _fast_parse(m: Map, text: str, phase_type: str) -> Order | None:
-    """The canonical three-letter form without the general parser, one of::
+def default_hold(m: Map, kind: str, location: str) -> Hold:
+    """The hold order the judge supplies for a unit without orders."""
+    spec = _fast_units(m).get(kind, {}).get(location)
+    return _hold(spec if spec is not None else UnitSpec(kind, location))
 
-        A PAR H   A PAR - BUR [VIA]   A PAR S A MAR [H]   A PAR S A MAR - BUR
-        F NTH C A LON - NWY   A PAR B   A PAR D   A PAR R BUR
 
-    (single blanks, upper case).  ``None`` sends the line to the general parser: another
-    shape, an unknown province, or an order of the wrong phase type.  Splitting on blanks and
-    looking the words up is several times cheaper than one regular expression for them all.
+_CACHE_LIMIT = 65536  # lines remembered per map and phase type; then it starts afresh
+
+
+class _ParsedLines(dict):  # type: ignore[type-arg]
+    """line → its parse, for one map and phase type; a missing line is parsed on lookup.
+
+    Binding looks every order line up here: a hit is one plain dict lookup, and a line not
+    seen before costs no more than parsing it (``__missing__``).  Parsing is pure, so a
+    parse stays valid for the life of the map.
     """
-    # one final newline is tolerated, as the regular expression this replaced did ("$")
-    words = (text[:-1] if text.endswith("\n") else text).split(" ")
-    n = len(words)
-    if n < 3 or n > 7:
+
+    __slots__ = ("map", "phase_type", "fast", "units", "locations")
+
+    def __init__(self, m: Map, phase_type: str) -> None:
+        super().__init__()
+        self.map, self.phase_type = m, phase_type
+        self.fast = _FAST_FORMS.get(phase_type, _no_fast_form)
+        self.units = _fast_units(m)
+        self.locations = _canonical_locations(m)
+
+    def __missing__(self, text: str) -> Order | OrderError:
+        o: Order | OrderError | None = self.fast(text.split(), self.units, self.locations)
+        if o is None:
+            o = _parse_general(self.map, text, self.phase_type)
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()  # atomic, unlike dropping the oldest line: threads may parse too
+        self[text] = o
+        return o
+
+    def fast_form(self, text: str) -> Order | None:
+        """The parse of a line in the fast form, ``None`` for any other line."""
+        return self.fast(text.split(), self.units, self.locations)  # type: ignore[no-any-return]
+
+
+# The fast form: the canonical three-letter orders, upper case, words separated by white
+# space (which the general parser ignores too), read without the general parser:
+#
+#     A PAR H   A PAR - BUR [VIA]   A PAR S A MAR [H]   A PAR S A MAR - BUR
+#     F NTH C A LON - NWY   A PAR B   A PAR D   A PAR R BUR
+#
+# Each phase type has its own reader; ``None`` sends the line to the general parser (another
+# shape, an unknown province, an order of another phase type).  Matching the split words and
+# looking them up in the per-map tables is several times cheaper than a regular expression.
+_NO_SPECS: dict[str, UnitSpec] = {}
+_Units = dict[str, dict[str, UnitSpec]]
+
+
+def _fast_movement(words: list[str], units: _Units, locations: dict[str, str]) -> Order | None:
+    if len(words) < 3:
         return None
-    units = _fast_units(m)
-    specs = units.get(words[0])
-    if specs is None:
-        return None
-    unit = specs.get(words[1])
+    unit = units.get(words[0], _NO_SPECS).get(words[1])
     if unit is None:
         return None
-    loc, verb = _canonical_locations(m).get, words[2]
-    if n == 3:
-        if verb == "H":
-            return Hold(unit) if phase_type == MOVEMENT else None
-        if verb == "B" and phase_type == ADJUSTMENTS:
-            return Build(unit)
-        if verb == "D" and phase_type == ADJUSTMENTS:
-            return Remove(unit)
-        if verb == "D" and phase_type == RETREATS:
-            return Disband(unit)
-        return None
-    if verb == "-" and (n == 4 or n == 5 and words[4] == "VIA"):
-        to = loc(words[3])
-        if to is None:
-            return None
-        if phase_type == RETREATS:
-            return Retreat(unit, to)
-        return Move(unit, to, n == 5) if phase_type == MOVEMENT else None
-    if verb == "R" and n == 4:
-        to = loc(words[3])
-        return Retreat(unit, to) if to and phase_type == RETREATS else None
-    if phase_type != MOVEMENT:
-        return None
-    if verb == "S" and n >= 5 and words[3] in _FAST_KINDS:
-        target = units[words[3]].get(words[4])
-        if target is None:
-            return None
-        if n == 5 or n == 6 and words[5] == "H":
-            return Support(unit, target)
-        if n == 7 and words[5] == "-":
-            to = loc(words[6])
-            return Support(unit, target, to) if to else None
-        return None
-    if verb == "C" and n == 7 and words[3] == "A" and words[5] == "-":
-        army, to = units["A"].get(words[4]), loc(words[6])
-        return Convoy(unit, army, to) if army and to else None
+    match words:
+        case [_, _, "-", dest]:
+            to = locations.get(dest)
+            return _move(unit, to, False) if to else None
+        case [_, _, "H"]:
+            return _hold(unit)
+        case [_, _, "S", kind, where, "-", dest]:
+            target, to = units.get(kind, _NO_SPECS).get(where), locations.get(dest)
+            return _support(unit, target, to) if target and to else None
+        case [_, _, "S", kind, where] | [_, _, "S", kind, where, "H"]:
+            target = units.get(kind, _NO_SPECS).get(where)
+            return _support(unit, target, None) if target else None
+        case [_, _, "C", "A", where, "-", dest]:
+            army, to = units["A"].get(where), locations.get(dest)
+            return _convoy(unit, army, to) if army and to else None
+        case [_, _, "-", dest, "VIA"]:
+            to = locations.get(dest)
+            return _move(unit, to, True) if to else None
     return None
 
 
-@lru_cache(maxsize=65536)
+def _fast_retreat(words: list[str], units: _Units, locations: dict[str, str]) -> Order | None:
+    if len(words) < 3:
+        return None
+    unit = units.get(words[0], _NO_SPECS).get(words[1])
+    if unit is None:
+        return None
+    match words:
+        case [_, _, "-" | "R", dest]:
+            to = locations.get(dest)
+            return Retreat(unit, to) if to else None
+        case [_, _, "D"]:
+            return Disband(unit)
+    return None
+
+
+def _fast_adjustment(words: list[str], units: _Units, locations: dict[str, str]
+                     ) -> Order | None:
+    if len(words) != 3:
+        return None
+    unit = units.get(words[0], _NO_SPECS).get(words[1])
+    if unit is None:
+        return None
+    if words[2] == "B":
+        return Build(unit)
+    if words[2] == "D":
+        return Remove(unit)
+    return None
+
+
+def _no_fast_form(words: list[str], units: _Units, locations: dict[str, str]) -> None:
+    return None
+
+
+_FAST_FORMS = {MOVEMENT: _fast_movement, RETREATS: _fast_retreat, ADJUSTMENTS: _fast_adjustment}
+
+
+_parsed: dict[tuple[Map, str], _ParsedLines] = {}
+
+
+def parsed_lines(m: Map, phase_type: str = MOVEMENT) -> Mapping[str, Order | OrderError]:
+    """The parse cache of a map and phase type: ``parsed_lines(m, "M")[text]`` is
+    ``parse_order(m, text, "M")``, for loops that parse many lines (one lookup per line)."""
+    lines = _parsed.get((m, phase_type))
+    if lines is None:
+        lines = _parsed[(m, phase_type)] = _ParsedLines(m, phase_type)
+    return lines
+
+
 def parse_order(m: Map, text: str, phase_type: str = MOVEMENT) -> Order | OrderError:
     """Parse one order line for a phase type (``"M"``, ``"R"`` or ``"A"``).
 
     Returns an order dataclass, or an :class:`OrderError` whose message names the problem
     (an ambiguous abbreviation lists its candidates).  Pure, so results are cached.
     """
-    fast = _fast_parse(m, text, phase_type)
-    if fast is not None:
-        return fast
+    return parsed_lines(m, phase_type)[text]
+
+
+def clear_parse_cache() -> None:
+    """Forget every parsed line (benchmarks: time parsing afresh).  The per-map tables the
+    fast form reads stay: they hold the map's places, not parses."""
+    for lines in _parsed.values():
+        lines.clear()
+
+
+def _parse_general(m: Map, text: str, phase_type: str) -> Order | OrderError:
     toks = _tokenize(text)
     if toks and toks[-1] == "-":
         toks.pop()

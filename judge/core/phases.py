@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
+from judge.core._frozen import draft_builder
 from judge.core.errors import InputError
 
 MOVEMENT, RETREATS, ADJUSTMENTS = "M", "R", "A"
@@ -12,7 +14,7 @@ _PHASE_RE = re.compile(r"^([SFW])(\d{4})([MRA])$")
 _LEGAL = {("S", "M"), ("S", "R"), ("F", "M"), ("F", "R"), ("W", "A")}
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Phase:
     """Season (S/F/W), year and type (M movement, R retreats, A adjustments)."""
 
@@ -31,7 +33,7 @@ class Phase:
 
     @staticmethod
     def make(season: str, year: int, type_: str) -> "Phase":
-        return Phase(year, "SFW".index(season), "MRA".index(type_), season, type_)
+        return _build_phase(year, "SFW".index(season), "MRA".index(type_), season, type_)
 
     def __str__(self) -> str:
         return f"{self.season}{self.year}{self.type}"
@@ -46,3 +48,7 @@ class Phase:
         if s == "F":
             return Phase.make("W", y, ADJUSTMENTS)
         return Phase.make("S", y + 1, MOVEMENT)
+
+
+# two or three phases are made for every phase adjudicated (see _frozen)
+_build_phase: Callable[[int, int, int, str, str], Phase] = draft_builder(Phase)

@@ -20,8 +20,9 @@ waive      a build was waived (ordered, or by default)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
-from judge.core._frozen import slot_setters
+from judge.core._frozen import draft_builder, slot_setters
 from judge.core.board import Unit
 from judge.core.maps import ARMY, Map
 from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat,
@@ -81,6 +82,8 @@ class OrderResult:
 
 _SET_RESULT = slot_setters(OrderResult, "power", "unit", "order", "text", "result", "dislodged",
                            "default", "message")
+# the adjudicator's one result per unit of every phase: OrderResult(...) built from a draft
+order_result: Callable[..., OrderResult] = draft_builder(OrderResult)
 
 
 def _unit_words(m: Map, kind: str | None, location: str) -> str:

@@ -38,7 +38,10 @@ given (see :mod:`.checking`), so a judge can refuse it at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
+from typing import Callable, Iterable
 
+from judge.core._frozen import draft_builder
 from judge.core.adjudicator.adjustments import adjudicate_adjustments
 from judge.core.adjudicator.binding import OrdersIn
 from judge.core.adjudicator.checking import check_order
@@ -50,7 +53,7 @@ from judge.core.phases import ADJUSTMENTS, MOVEMENT, Phase
 from judge.core.results import OrderResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PhaseResult:
     """What a phase did and where the game goes next."""
 
@@ -66,6 +69,9 @@ class PhaseResult:
 
     def results_of(self, power: str) -> tuple[OrderResult, ...]:
         return tuple(r for r in self.results if r.power == power)
+
+
+_build_result: Callable[..., PhaseResult] = draft_builder(PhaseResult)  # see judge.core._frozen
 
 
 def adjudicate(position: Position, orders: OrdersIn | None = None, *,
@@ -87,10 +93,17 @@ def adjudicate(position: Position, orders: OrdersIn | None = None, *,
         rt = adjudicate_retreats(position, orders)
         results, units, dislodged = rt.results, rt.units, ()
     nxt = next_position(position, units, dislodged, skip_empty, build_any)
-    rank = {p: i for i, p in enumerate(position.map.powers)}
-    # grouped by power (map order) as the results mail lists them; stable within a power
-    results = tuple(sorted(results, key=lambda r: rank.get(r.power, len(rank))))
-    return PhaseResult(phase, results, units, dislodged, nxt)
+    return _build_result(phase, _by_power(position.map.powers, results), units, dislodged, nxt)
+
+
+def _by_power(powers: Iterable[str], results: Iterable[OrderResult]) -> tuple[OrderResult, ...]:
+    """Results grouped by power in map order, as the results mail lists them (unknown powers
+    last), each group in the order given: a stable sort by power, done by bucketing."""
+    groups: dict[str, list[OrderResult]] = {p: [] for p in powers}
+    strays: list[OrderResult] = []
+    for r in results:
+        groups.get(r.power, strays).append(r)
+    return tuple(chain(*groups.values(), strays))
 
 
 __all__ = ["PhaseResult", "adjudicate", "check_order"]

@@ -15,24 +15,37 @@ from judge.core.orders import Convoy, Move, Support
 
 
 class ConvoyGeometry:
-    """Which seas could carry an army from one coast to another, given the fleets at sea."""
+    """Which seas could carry an army from one coast to another, given the fleets at sea.
 
-    def __init__(self, m: Map, fleet_seas: frozenset[str]) -> None:
+    Built for every movement phase but asked only about convoys and supports of convoyed
+    moves, so the fleets at sea are found on the first question, not before.
+    """
+
+    def __init__(self, m: Map, units: Iterable[Unit]) -> None:
         self.m = m
-        self.fleet_seas = fleet_seas
+        self._units = units
+        self._fleet_seas: frozenset[str] | None = None
         self._cache: dict[str, frozenset[str]] = {}
         self._routes: dict[str, list[frozenset[str]]] = {}
+
+    @property
+    def fleet_seas(self) -> frozenset[str]:
+        if self._fleet_seas is None:
+            provinces = self.m.provinces
+            self._fleet_seas = frozenset(u.province for u in self._units
+                                         if u.kind == FLEET and provinces[u.province].is_sea)
+        return self._fleet_seas
 
     def seas_from(self, coast: str) -> frozenset[str]:
         """Fleet-held seas connected to a coastal province through fleet-held seas."""
         got = self._cache.get(coast)
         if got is None:
-            reach = self.m.fleet_reach
-            frontier = [s for s in reach[coast] if s in self.fleet_seas]
+            reach, fleet_seas = self.m.fleet_reach, self.fleet_seas
+            frontier = [s for s in reach[coast] if s in fleet_seas]
             seen = set(frontier)
             while frontier:
                 for nxt in reach[frontier.pop()]:
-                    if nxt in self.fleet_seas and nxt not in seen:
+                    if nxt in fleet_seas and nxt not in seen:
                         seen.add(nxt)
                         frontier.append(nxt)
             got = self._cache[coast] = frozenset(seen)
@@ -61,12 +74,12 @@ class ConvoyGeometry:
 
     def _find_routes(self, src: str, dest: str) -> list[frozenset[str]]:
         # induced paths src → seas → dest: a sea touching an earlier stop would be a shortcut
-        reach, found = self.m.fleet_reach, []
+        reach, fleet_seas, found = self.m.fleet_reach, self.fleet_seas, []
 
         def extend(path: list[str]) -> None:
             last = path[-1]
             for sea in reach[last]:
-                if sea not in self.fleet_seas or sea in path:
+                if sea not in fleet_seas or sea in path:
                     continue
                 if any(stop in reach[sea] for stop in path[:-1]):
                     continue
@@ -84,8 +97,7 @@ class ConvoyGeometry:
 
 def convoy_geometry(m: Map, units: Iterable[Unit]) -> ConvoyGeometry:
     """The convoy geometry of a board: every fleet at sea could carry an army."""
-    return ConvoyGeometry(m, frozenset(u.province for u in units
-                                       if u.kind == FLEET and m.provinces[u.province].is_sea))
+    return ConvoyGeometry(m, units)
 
 
 def fleet_destination(m: Map, unit: Unit, dest: str) -> str | str:
@@ -110,23 +122,56 @@ def can_reach(m: Map, unit: Unit, prov: str) -> bool:
     return prov in m.fleet_moves.get(unit.location, ())
 
 
+_PlainMoves = dict[str, dict[str, dict[str, tuple[str, bool]]]]
+_plain_moves_of: dict[Map, _PlainMoves] = {}  # by map: a dict lookup, cheaper than lru_cache
+
+
+def _plain_moves(m: Map) -> _PlainMoves:
+    """Build and keep (once per map) kind → unit location → destination as written →
+    ``(location, False)`` for the moves a unit makes by itself: an army to a neighbouring
+    province (when it asks for no convoy), a fleet to a coast it reaches, or to a province
+    it reaches by one coast only (4.B.2).
+
+    Most moves of a phase are these: one lookup answers what :func:`check_move` works out.
+    """
+    armies = {p: {q: (q, False) for q in adj} for p, adj in m.army_adj.items()}
+    fleets: dict[str, dict[str, tuple[str, bool]]] = {}
+    for loc, by_province in m.fleet_moves.items():
+        plain = fleets[loc] = {}
+        for prov, reachable in by_province.items():
+            if prov == loc.partition("/")[0]:
+                continue
+            if len(reachable) == 1:
+                plain[prov] = (reachable[0], False)
+            plain.update((r, (r, False)) for r in reachable if r != prov)
+    table = _plain_moves_of[m] = {ARMY: armies, FLEET: fleets}
+    return table
+
+
+_NO_PLAIN_MOVES: dict[str, tuple[str, bool]] = {}
+
+
 def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
                own_convoy: bool) -> tuple[str, bool] | str:
     """A legal move gives ``(destination location, convoyed)``; otherwise a message."""
-    src, prov = unit.province, province_of(o.dest)
+    # DATC 4.A.3 (2000/2023 rules, no land fall-back): an army goes by convoy when it asks
+    # to, or when a fleet of the same power is ordered to convoy it there
+    if unit.kind == FLEET or not (o.via_convoy or own_convoy):
+        tables = _plain_moves_of.get(m) or _plain_moves(m)
+        plain = tables[unit.kind].get(unit.location, _NO_PLAIN_MOVES).get(o.dest)
+        if plain is not None:
+            return plain
+    src, prov = unit.province, o.dest.partition("/")[0]
     if prov == src:
         return "a unit cannot move to its own province"
     if unit.kind == FLEET:
         loc = fleet_destination(m, unit, o.dest)
         return loc[1:] if loc.startswith("!") else (loc, False)
+    adjacent = prov in m.army_adj[src]
+    if adjacent and not (o.via_convoy or own_convoy):
+        return prov, False
     if m.provinces[prov].kind not in ("land", "coast"):
         return f"an army cannot move to {m.provinces[prov].name}"
-    adjacent = prov in m.army_adj[src]
-    # DATC 4.A.3 (2000/2023 rules, no land fall-back): convoy when asked to, or when a fleet of
-    # the same power is ordered to convoy this army there
-    wants_convoy = o.via_convoy or own_convoy or not adjacent
-    if not wants_convoy:
-        return prov, False
     if geo.possible(src, prov):
         # fleets stand where a convoy could run: legal, even if no convoy is ordered (6.D.31);
         # without such fleets the order is illegal (6.D.32)

@@ -10,15 +10,16 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from judge.core.adjudicator.binding import OrdersIn, bind_unit_orders
-from judge.core.adjudicator.legality import (check_convoy, check_move, check_support,
-                                             convoy_geometry)
+from judge.core.adjudicator.legality import (ConvoyGeometry, check_convoy, check_move,
+                                             check_support)
 from judge.core.adjudicator.resolver import (ConvoyDecision, Decision, MoveDecision, Resolver,
                                              SupportDecision)
-from judge.core.board import Dislodged, Position, Unit
+from judge.core.board import Dislodged, Position, Unit, unit_values
 from judge.core.maps import ARMY
-from judge.core.orders import Convoy, Hold, Move, Order, Support, UnitSpec
+from judge.core.orders import Convoy, Hold, Move, Order, Support, default_hold
 from judge.core.phases import MOVEMENT
-from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult)
+from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult,
+                                order_result)
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,10 @@ _HOLD, _MOVE, _SUPPORT, _CONVOY, _OTHER = range(5)
 _KIND_OF: dict[type, int] = {Hold: _HOLD, Move: _MOVE, Support: _SUPPORT, Convoy: _CONVOY}
 
 
-def _kind(o: Order) -> int:
-    k = _KIND_OF.get(type(o))
-    if k is None:  # a subclass of an order class (never made by the parser): as isinstance
-        k = next((tag for cls, tag in _KIND_OF.items() if isinstance(o, cls)), _OTHER)
-    return k
+def _kind_of_subclass(o: Order) -> int:
+    """The kind of an order whose class is a subclass of an order class (never made by the
+    parser): as ``isinstance`` would say."""
+    return next((tag for cls, tag in _KIND_OF.items() if isinstance(o, cls)), _OTHER)
 
 
 _by_province = attrgetter("province")
@@ -49,16 +49,18 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     units = {u.province: u for u in pos.units}
     results: list[OrderResult] = []
     chosen = bind_unit_orders(m, units, orders, MOVEMENT, results)
-    geo = convoy_geometry(m, units.values())
+    geo = ConvoyGeometry(m, pos.units)
 
     # Locations are "PAR" or "STP/NC": ``loc.partition("/")[0]`` is province_of inlined, as
     # this function asks it about a hundred times per phase.
-    kinds: dict[str, int] = {}
     moves: list[tuple[str, Move]] = []
     supports: list[tuple[str, Support]] = []
     convoys: list[tuple[str, Convoy]] = []
+    kind_of = _KIND_OF.get
     for prov, (_, o) in chosen.items():
-        k = kinds[prov] = _kind(o)
+        k = kind_of(type(o))
+        if k is None:
+            k = _kind_of_subclass(o)
         if k == _MOVE:
             moves.append((prov, o))  # type: ignore[arg-type]
         elif k == _SUPPORT:
@@ -88,8 +90,10 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
     dest_loc: dict[str, str] = {}
     for prov, o in moves:
         u = units[prov]
-        got = check_move(m, u, o, geo, (u.power, prov, o.dest.partition("/")[0]) in own_convoys)
-        if isinstance(got, str):
+        # an own fleet convoying this army there (most phases have no convoy orders at all)
+        offered = bool(own_convoys) and (u.power, prov, o.dest.partition("/")[0]) in own_convoys
+        got = check_move(m, u, o, geo, offered)
+        if not isinstance(got, tuple):  # asked of the usual answer: a test that fails costs more
             why[prov] = got
             continue
         loc, via = got
@@ -97,14 +101,14 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
         dest_loc[prov] = loc
         move_from[prov] = i = len(decisions)
         moves_into.setdefault(dprov, []).append(i)
-        decisions.append(MoveDecision(prov, dprov, u.power, via))
+        mv = MoveDecision(prov, dprov, u.power, via)
+        decisions.append(mv)
+        j = move_from.get(dprov)
+        if j is not None and not via:  # the second move of a head-to-head pair pairs both
+            other = decisions[j]
+            if other.dest == prov and not other.convoyed:  # type: ignore[union-attr]
+                mv.opposing, other.opposing = j, i  # type: ignore[union-attr]
     move_decisions: list[MoveDecision] = decisions[:]  # type: ignore[assignment]
-    for mv in move_decisions:
-        j = move_from.get(mv.dest)
-        if j is not None and not mv.convoyed:
-            other = move_decisions[j]
-            if other.dest == mv.src and not other.convoyed:
-                mv.opposing = j
 
     convoy_id: dict[str, int] = {}
     for prov, aprov, dprov in legal_convoys:
@@ -113,7 +117,7 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             mv = move_decisions[amove]
             if mv.convoyed and mv.dest == dprov:
                 convoy_id[prov] = i = len(decisions)
-                mv.convoys.append(i)
+                mv.convoys += (i,)
                 decisions.append(ConvoyDecision(prov))
 
     hold_supports: dict[str, list[int]] = {}
@@ -134,11 +138,10 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             dprov = o.dest.partition("/")[0]
             if move_decisions[tmove].dest == dprov and _coast_agrees(o.dest, dest_loc[t]):
                 support_id[prov] = i = len(decisions)
-                move_decisions[tmove].supports.append(i)
+                move_decisions[tmove].supports += (i,)
                 decisions.append(SupportDecision(prov, u.power, dprov))
 
-    power_at = {p: u.power for p, u in units.items()}
-    resolver = Resolver(decisions, power_at, move_from, moves_into, hold_supports, m.fleet_reach)
+    resolver = Resolver(decisions, units, move_from, moves_into, hold_supports, m.fleet_reach)
     ok = resolver.resolve_all()
 
     # -- outcome -----------------------------------------------------------------------------
@@ -149,12 +152,37 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
             dest = move_decisions[i].dest
             if dest in units and dest not in moved:
                 dislodger[dest] = p
+    # one pass over the units: where each stands after the moves, and its order's result
     after: list[Unit] = []
+    unit_at = unit_values(m).get
     for p, u in units.items():
-        if p in moved:
-            after.append(Unit(u.power, u.kind, dest_loc[p]))
+        mid = move_from.get(p)  # the legal moves, most of the orders
+        if mid is not None and ok[mid]:
+            loc = dest_loc[p]
+            after.append(unit_at((u.power, u.kind, loc)) or Unit(u.power, u.kind, loc))
         elif p not in dislodger:
             after.append(u)
+        text_order = chosen.get(p)
+        if text_order is None:
+            o: Order = default_hold(m, u.kind, u.location)
+            results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
+            continue
+        text, o = text_order
+        if mid is not None:
+            code = OK if ok[mid] else BOUNCE if resolver.path(move_decisions[mid]) else NO_CONVOY
+        elif p in why:
+            results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
+                                        message=why[p]))
+            continue
+        elif p in support_id:
+            code = OK if ok[support_id[p]] else CUT
+        elif p in convoy_id:
+            army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
+            code = OK if resolver.path(army) else NO_CONVOY
+        else:  # a hold, or a support or convoy that matched no order
+            code = VOID if isinstance(o, (Support, Convoy)) else OK
+        results.append(order_result(u.power, u, o, text, code, p in dislodger))
+
     dislodged: list[Dislodged] = []
     if dislodger:
         occupied = {u.province for u in after}
@@ -174,33 +202,6 @@ def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
                 if (q := loc.partition("/")[0]) not in occupied and q not in contested
                 and (q != attacker or by_convoy) and m.provinces[q].kind != "impassable")
             dislodged.append(Dislodged(u, tuple(retreats), attacker))
-
-    for p, u in units.items():
-        text_order = chosen.get(p)
-        if text_order is None:
-            o: Order = Hold(UnitSpec(u.kind, u.location))
-            results.append(OrderResult(u.power, u, o, o.text(), OK, p in dislodger, default=True))
-            continue
-        text, o = text_order
-        if p in why:
-            results.append(OrderResult(u.power, u, o, text, INVALID, p in dislodger,
-                                       message=why[p]))
-            continue
-        k = kinds[p]
-        if k == _MOVE:
-            i = move_from[p]
-            code = OK if ok[i] else NO_CONVOY if not resolver.path(move_decisions[i]) else BOUNCE
-        elif k == _SUPPORT:
-            code = VOID if p not in support_id else OK if ok[support_id[p]] else CUT
-        elif k == _CONVOY:
-            if p not in convoy_id:
-                code = VOID
-            else:
-                army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
-                code = OK if resolver.path(army) else NO_CONVOY
-        else:
-            code = OK
-        results.append(OrderResult(u.power, u, o, text, code, p in dislodger))
     return MovementOutcome(tuple(results), tuple(sorted(after, key=_by_province)),
                            tuple(dislodged))
 

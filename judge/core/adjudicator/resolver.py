@@ -15,32 +15,44 @@ nothing of parsing, maps or text, which keeps the hot loop short.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from judge.core.board import Unit
 
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 
 
-@dataclass(eq=False)
+# Plain classes with __slots__: a phase makes a few dozen decisions, and a dataclass's
+# generated __init__ (default factories included) costs twice as much as these.
 class MoveDecision:
-    src: str
-    dest: str
-    power: str
-    convoyed: bool
-    supports: list[int] = field(default_factory=list)  # decision ids of matching supports
-    convoys: list[int] = field(default_factory=list)  # decision ids of matching convoys
-    opposing: int | None = None  # head-to-head partner's decision id
+    __slots__ = ("src", "dest", "power", "convoyed", "supports", "convoys", "opposing")
+
+    def __init__(self, src: str, dest: str, power: str, convoyed: bool) -> None:
+        self.src = src
+        self.dest = dest
+        self.power = power
+        self.convoyed = convoyed
+        # decision ids of matching supports and convoys: tuples, as most moves have none
+        # (one shared empty tuple, no list made per move)
+        self.supports: tuple[int, ...] = ()
+        self.convoys: tuple[int, ...] = ()
+        self.opposing: int | None = None  # head-to-head partner's decision id
 
 
-@dataclass(eq=False)
 class SupportDecision:
-    province: str
-    power: str
-    exempt: str | None  # destination of the supported move: attacks from there never cut
+    __slots__ = ("province", "power", "exempt")
+
+    def __init__(self, province: str, power: str, exempt: str | None) -> None:
+        self.province = province
+        self.power = power
+        self.exempt = exempt  # destination of the supported move: attacks from there never cut
 
 
-@dataclass(eq=False)
 class ConvoyDecision:
-    province: str
+    __slots__ = ("province",)
+
+    def __init__(self, province: str) -> None:
+        self.province = province
 
 
 Decision = MoveDecision | SupportDecision | ConvoyDecision
@@ -52,14 +64,14 @@ class Resolver:
     def __init__(
         self,
         decisions: list[Decision],
-        power_at: dict[str, str],
+        units: Mapping[str, Unit],  # province → the unit standing there
         move_from: dict[str, int],
         moves_into: dict[str, list[int]],
         hold_supports: dict[str, list[int]],
         fleet_reach: dict[str, frozenset[str]] | object,
     ) -> None:
         self.d = decisions
-        self.power_at = power_at
+        self.units = units
         self.move_from = move_from
         self.moves_into = moves_into
         self.hold_supports = hold_supports
@@ -89,7 +101,8 @@ class Resolver:
         base = len(deps)
         result[i] = False
         state[i] = _GUESSING
-        first = self._adjudicate(i)
+        o = self.d[i]  # moves are most decisions: their equation without the dispatch call
+        first = self._move(o) if type(o) is MoveDecision else self._adjudicate(i)
         if len(deps) == base:
             if state[i] != _RESOLVED:
                 result[i], state[i] = first, _RESOLVED
@@ -155,15 +168,19 @@ class Resolver:
                 return False
         elif attack <= self._hold(m.dest):
             return False
-        d = self.d
-        for j in self.moves_into[m.dest]:
-            other = d[j]
-            if other is not m and attack <= self._prevent(other):  # type: ignore[arg-type]
-                return False
+        rivals = self.moves_into[m.dest]
+        if len(rivals) > 1:  # the move itself is one of them
+            d = self.d
+            for j in rivals:
+                other = d[j]
+                if other is not m and attack <= self._prevent(other):  # type: ignore[arg-type]
+                    return False
         return True
 
-    def _given(self, supports: list[int] | tuple[int, ...]) -> int:
-        # a plain loop: this runs for every strength asked, a generator costs more than it does
+    def _given(self, supports: Sequence[int]) -> int:
+        # a plain loop: this runs for every strength asked, a generator costs more than it does.
+        # Callers skip the call when there are no supports (most moves): the call costs more
+        # than the loop.
         n = 0
         resolve = self._resolve
         for s in supports:
@@ -172,12 +189,13 @@ class Resolver:
         return n
 
     def _attack(self, m: MoveDecision) -> int:
-        defender = self.power_at.get(m.dest)
-        if defender is None:
-            return 1 + self._given(m.supports)
+        occupant = self.units.get(m.dest)
+        if occupant is None:
+            return 1 + self._given(m.supports) if m.supports else 1
         leaving = self.move_from.get(m.dest)
         if leaving is not None and leaving != m.opposing and self._resolve(leaving):
-            return 1 + self._given(m.supports)
+            return 1 + self._given(m.supports) if m.supports else 1
+        defender = occupant.power
         if defender == m.power:
             return 0
         d = self.d
@@ -188,22 +206,23 @@ class Resolver:
         return n
 
     def _hold(self, province: str) -> int:
-        if province not in self.power_at:
+        if province not in self.units:
             return 0
         leaving = self.move_from.get(province)
         if leaving is not None:
             return 0 if self._resolve(leaving) else 1
-        return 1 + self._given(self.hold_supports.get(province, ()))
+        supports = self.hold_supports.get(province)
+        return 1 + self._given(supports) if supports else 1
 
     def _defend(self, m: MoveDecision) -> int:
-        return 1 + self._given(m.supports)
+        return 1 + self._given(m.supports) if m.supports else 1
 
     def _prevent(self, m: MoveDecision) -> int:
         if m.convoyed and not self.path(m):
             return 0
         if m.opposing is not None and self._resolve(m.opposing):
             return 0
-        return 1 + self._given(m.supports)
+        return 1 + self._given(m.supports) if m.supports else 1
 
     def _support(self, s: SupportDecision) -> bool:
         attackers = self.moves_into.get(s.province, ())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from judge.core.adjudicator.adjustments import adjustments_needed
-from judge.core.board import Dislodged, Position, Unit, freeze_centers
+from judge.core.board import Dislodged, Position, Unit, build_position, freeze_centers
 from judge.core.phases import ADJUSTMENTS, RETREATS, Phase
 
 
@@ -37,17 +37,17 @@ def next_position(pos: Position, units: tuple[Unit, ...], dislodged: tuple[Dislo
     while True:
         if nxt.type == RETREATS:
             if dislodged or not skip_empty:
-                return Position(m, nxt, units, centers, dislodged)
+                return build_position(m, nxt, units, centers, dislodged)
             nxt = nxt.successor()
             continue
         if nxt.type == ADJUSTMENTS:
-            centers = update_centers(Position(m, phase, units, centers), units)
-            candidate = Position(m, nxt, units, centers)
+            centers = update_centers(build_position(m, phase, units, centers), units)
+            candidate = build_position(m, nxt, units, centers)
             if not skip_empty or adjustments_needed(candidate, build_any):
                 return candidate
             nxt = nxt.successor()
             continue
-        return Position(m, nxt, units, centers)
+        return build_position(m, nxt, units, centers)
 
 
 def parse_phase(text: str) -> Phase:
