@@ -15,7 +15,6 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
-from judge.core.adjudicator.civil_disorder import random_removals
 from judge.core.victory import winners, year_end_winners
 from judge.service import clock, draws, formal_games, formal_state, game_rules
 from judge.service.errors import GameError
@@ -139,14 +138,15 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
     before = position_of(game)
     players = ordering_seats(session, game)
     orders = orders_for_adjudication(players)
-    if game_rules.has(game, "CIVIL_DISORDER") and before.phase.type == "A":
-        _random_removals(game, before, orders)
     # Formal Diplomacy wraps the standard adjudication (void moves, wars, spheres, points)
     formal = (formal_games.adjudicate_phase(game, before, orders)
               if formal_state.is_formal(game) else None)
     res = formal.result if formal else adjudicate(
         before, orders, skip_empty=not game_rules.has(game, "DONT_SKIP_PHASES"),
-        build_any=game_rules.has(game, "BUILD_ANY"))
+        build_any=game_rules.has(game, "BUILD_ANY"),
+        # seeded by game and phase: a rolled-back phase processed again removes the same
+        random_removals_seed=f"{game.id}:{before.phase}"
+        if game_rules.has(game, "CIVIL_DISORDER") else None)
     won = _winners(game, res.position, before)
     facts = results_facts(m, before, res, won)
     variant_before = game.variant_state
@@ -167,21 +167,6 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
                               variant_before=variant_before, variant_after=game.variant_state,
                               processed_at=now, rolled_back=False))
     return _enter(session, game, after, now, reason, processed=facts, before=before)
-
-
-def _random_removals(game: Game, pos: Position, orders: dict[str, list[str]]) -> None:
-    """CIVIL_DISORDER: removals a power did not order are chosen at random (seed 002),
-    keeping units on supply centres; seeded by game and phase, so a rolled-back phase
-    processed again removes the same units."""
-    for power in pos.map.powers:
-        owe = len(pos.units_of(power)) - len(pos.centers.get(power, ())) \
-            - len(orders.get(power, []))
-        if owe <= 0:
-            continue
-        named = {line.split()[-1].upper() for line in orders.get(power, [])}
-        left = [u for u in pos.units_of(power) if u.province.upper() not in named]
-        chosen = random_removals(pos.map, left, owe, f"{game.id}:{pos.phase}:{power}")
-        orders.setdefault(power, []).extend(f"REMOVE {u.code}" for u in chosen)
 
 
 def _winners(game: Game, pos: Position, before: Position | None) -> tuple[str, ...]:

@@ -63,3 +63,11 @@ def test_dont_skip_phases_plays_empty_phases() -> None:
     pos = make_position(M, "S1901M", {"FRANCE": ["A PAR"]}, {"FRANCE": ["PAR"]})
     assert str(adjudicate(pos, {}).position.phase) == "F1901M"
     assert str(adjudicate(pos, {}, skip_empty=False).position.phase) == "S1901R"
+
+
+def test_adjudicate_with_random_removals_seed_keeps_centre_units() -> None:
+    pos = make_position(M, "W1901A", {"FRANCE": ["A BUR", "A MOS", "F BRE"]},
+                        {"FRANCE": ["PAR", "BRE"]})
+    removed = lambda res: [r.unit.province for r in res.results if r.result == "remove"]  # noqa
+    assert removed(adjudicate(pos, {})) == ["MOS"]  # the 2023 rule: farthest first
+    assert removed(adjudicate(pos, {}, random_removals_seed="g:W1901A")) == ["BUR"]

@@ -450,3 +450,17 @@ def test_solitaire_chosen_while_forming_starts_the_game(judge_in_process: Judge)
         kinds = sorted(x.status for x in s.scalars(select(Seat).where(Seat.kind == "power")))
     assert kinds == ["active"] + ["dummy"] * 6  # the player keeps a power, six dummies
     assert game_row(j).state == "active" and game_row(j).deadline is None
+
+
+def test_civil_disorder_completes_a_partial_set_of_removals(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    # two removals owed; France orders one (the army in Burgundy): the judge picks the other
+    # among the rest, preferring the unit off the centres (Picardy), never the one ordered
+    _winter_position(j, "France: A Bur, A Pic, A Par, F Bre; centers Par Bre",
+                     "RULES CIVIL_DISORDER")
+    assert "Accepted" in orders(j, 0, "FRANCE", "Remove A Bur")
+    j.mail(MASTER, f"{M}\nPROCESS")
+    (results,) = [m for m in j.last_broadcasts if "Results" in m.subject]
+    assert "France: Removes the army in Burgundy." in results.body
+    assert "France: Removes the army in Picardy." in results.body
+    assert "invalid" not in results.body

@@ -75,11 +75,13 @@ _build_result: Callable[..., PhaseResult] = draft_builder(PhaseResult)  # see ju
 
 
 def adjudicate(position: Position, orders: OrdersIn | None = None, *,
-               skip_empty: bool = True, build_any: bool = False) -> PhaseResult:
+               skip_empty: bool = True, build_any: bool = False,
+               random_removals_seed: str | None = None) -> PhaseResult:
     """Adjudicate the phase of ``position`` with ``orders`` (power → lines); see module doc.
 
     Two game rules change it: ``skip_empty=False`` (DONT_SKIP_PHASES) plays empty retreat
-    and adjustment phases, ``build_any=True`` (BUILD_ANY) allows builds in any owned centre.
+    and adjustment phases, ``build_any=True`` (BUILD_ANY) allows builds in any owned centre,
+    and ``random_removals_seed`` (CIVIL_DISORDER) picks unordered removals at random.
     """
     orders = orders or {}
     phase = position.phase
@@ -87,7 +89,7 @@ def adjudicate(position: Position, orders: OrdersIn | None = None, *,
         mv = adjudicate_movement(position, orders)
         results, units, dislodged = mv.results, mv.units, mv.dislodged
     elif phase.type == ADJUSTMENTS:
-        adj = adjudicate_adjustments(position, orders, build_any)
+        adj = adjudicate_adjustments(position, orders, build_any, random_removals_seed)
         results, units, dislodged = adj.results, adj.units, ()
     else:
         rt = adjudicate_retreats(position, orders)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.core.adjudicator.binding import OrdersIn, parse_lines
-from judge.core.adjudicator.civil_disorder import civil_disorder_removals
+from judge.core.adjudicator.civil_disorder import civil_disorder_removals, random_removals
 from judge.core.board import Position, Unit
-from judge.core.maps import ARMY, FLEET, Map, province_of
+from judge.core.maps import ARMY, FLEET, Map
 from judge.core.orders import Build, OrderError, Remove, UnitSpec, Waive
 from judge.core.phases import ADJUSTMENTS
 from judge.core.results import BUILD, INVALID, REMOVE, WAIVE, OrderResult
@@ -78,8 +78,10 @@ def build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str
     return Unit(power, FLEET, spec.location if p.coasts else prov)
 
 
-def adjudicate_adjustments(pos: Position, orders: OrdersIn, build_any: bool = False
-                           ) -> AdjustmentOutcome:
+def adjudicate_adjustments(pos: Position, orders: OrdersIn, build_any: bool = False,
+                           random_removals_seed: str | None = None) -> AdjustmentOutcome:
+    """``random_removals_seed`` (the CIVIL_DISORDER game rule) chooses the removals a power
+    did not order at random, keeping units on centres, instead of by the 2023 rule."""
     m = pos.map
     units = {u.province: u for u in pos.units}
     taken = set(units)
@@ -135,7 +137,10 @@ def adjudicate_adjustments(pos: Position, orders: OrdersIn, build_any: bool = Fa
         elif delta < 0:
             owed = -delta - removed.get(power, 0)
             mine = [u for u in units.values() if u.power == power]
-            for u in civil_disorder_removals(m, mine, pos.centers.get(power, frozenset()), owed):
+            chosen = (random_removals(m, mine, owed, f"{random_removals_seed}:{power}")
+                      if random_removals_seed is not None else
+                      civil_disorder_removals(m, mine, pos.centers.get(power, frozenset()), owed))
+            for u in chosen:
                 del units[u.province]
                 o = Remove(UnitSpec(u.kind, u.location))
                 results.append(OrderResult(power, u, o, o.text(), REMOVE, default=True))
