@@ -46,9 +46,10 @@ def change(game: Game, requested: list[str], now: datetime) -> RuleSet:
     changeable (press, deadlines, waiting, civil disorder…) may come or go, since the others
     are terms the players joined under.
     """
-    if [r for r in requested if r.upper() == "NONE"] and len(requested) > 1:
+    upper = [r.upper() for r in requested]
+    if "NONE" in upper and len(upper) > 1:
         raise GameError("SET RULES NONE clears the rules; it cannot be combined with others.")
-    wanted = [] if [r.upper() for r in requested] == ["NONE"] else requested
+    wanted = [] if upper == ["NONE"] else requested
     if game.state == "forming":
         result: RuleSet | RuleError = resolve_rules(wanted)
     else:

@@ -464,3 +464,13 @@ def test_civil_disorder_completes_a_partial_set_of_removals(judge_in_process: Ju
     assert "France: Removes the army in Burgundy." in results.body
     assert "France: Removes the army in Picardy." in results.body
     assert "invalid" not in results.body
+
+
+def test_set_rules_none_clears_and_cannot_be_mixed(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    create(j, "RULES NO_PRESS")
+    body = j.mail(MASTER, f"{M}\nSET RULES NONE NO_PRESS").body
+    assert "SET RULES NONE clears the rules; it cannot be combined" in body
+    assert game_row(j).rules == "NO_PRESS"
+    assert "The rules of g are now: none." in j.mail(MASTER, f"{M}\nSET RULES none").body
+    assert game_row(j).rules == ""
