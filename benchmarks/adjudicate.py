@@ -1,15 +1,20 @@
 """Benchmark: time per movement phase (parse + adjudicate) of the core adjudicator.
 
 Generates realistic play with a fixed seed — games from 1901 with moves, supports of own and
-allied moves, and convoys — plus dense boards of 34 units, then prints the median and p95 time
-per movement phase and phases per second.  "cold" clears the order-parser cache before every
-phase (each order string parsed afresh); "warm" keeps it, as a judge does between phases.
-If the MILA ``diplomacy`` package happens to be importable, its ``set_orders`` + ``process``
-are timed on the dense boards and compared with our cold time (the like-for-like figure:
-both parse every order) and our warm time (it is never a dependency).  Board generation
-iterates sorted sets, so a seed gives the same phases in every process.
+allied moves, and convoys — plus dense boards of 34 units (see ``_boards.py``), then prints
+the median and p95 time per movement phase and phases per second, per run and as the median
+of the runs.  "cold" clears the order-parser cache before every phase (each order string
+parsed afresh); "warm" keeps it, as a judge does between phases.  This times the core alone,
+from a position and order lines to the phase result; ``cli_adjudicate.py`` times the whole
+``judge adjudicate --jsonl`` path.
 
-    python benchmarks/adjudicate.py [--phases N] [--seed S]
+With ``--mila-python`` (an interpreter with MILA's ``diplomacy`` package, never a dependency)
+MILA's ``set_orders`` + ``process`` is timed on the dense boards after ours in each run (both
+see the same machine load), and compared with our cold time (the like-for-like figure: both
+parse every order) and our warm time.
+
+    python benchmarks/adjudicate.py [--games 40] [--dense 400] [--runs 3] [--seed 1901]
+                                    [--mila-python /tmp/mila-venv/bin/python]
 """
 
 from __future__ import annotations
@@ -18,143 +23,57 @@ import argparse
 import random
 import statistics
 import time
+from typing import Any
 
-from judge.core import adjudicate, initial_position, load_map, make_position
-from judge.core.board import Position
-from judge.core.maps import ARMY, FLEET, province_of
+from _boards import (
+    Mila,
+    boards_with_orders,
+    dense_board,
+    median,
+    percentile,
+    play,
+    position_doc,
+)
+
+from judge.core import adjudicate
 from judge.core.orders import clear_parse_cache
 
-M = load_map()
+Sample = tuple[Any, dict[str, list[str]]]
 
 
-def plausible_orders(rng: random.Random, pos: Position) -> dict[str, list[str]]:
-    """Orders a player might write: mostly moves, supports of them, some convoys."""
-    units = {u.province: u for u in pos.units}
-    orders: dict[str, list[str]] = {}
-    planned: dict[str, str] = {}  # province → destination of a planned move
-    for u in sorted(pos.units, key=lambda u: rng.random()):
-        prov = u.province
-        if prov in planned:
-            continue
-        if u.kind == FLEET and M.provinces[prov].is_sea and rng.random() < 0.3:
-            coasts = [p for p in sorted(M.fleet_reach[prov]) if M.provinces[p].kind == "coast"]
-            armies = [units[p] for p in coasts if p in units and units[p].kind == ARMY
-                      and units[p].power == u.power and p not in planned]
-            if armies:
-                a = rng.choice(armies)
-                dest = rng.choice([c for c in coasts if c != a.province])
-                planned[a.province] = dest
-                orders.setdefault(u.power, []).append(f"F {prov} C A {a.province} - {dest}")
-                orders[u.power].append(f"A {a.province} - {dest}")
-                continue
-        reach = sorted(M.army_adj[prov] if u.kind == ARMY else
-                       {province_of(x) for x in M.fleet_adj.get(u.location, ())})
-        helpable = [p for p, d in planned.items() if d in reach and units[p].power == u.power]
-        roll = rng.random()
-        if helpable and roll < 0.45:
-            p = rng.choice(helpable)
-            t = units[p]
-            orders.setdefault(u.power, []).append(f"{u.code} S {t.kind} {p} - {planned[p]}")
-            planned[prov] = prov
-        elif roll < 0.85 and reach:
-            dest = rng.choice(reach)
-            locs = [x for x in sorted(M.fleet_adj.get(u.location, ())) if province_of(x) == dest]
-            target = locs[0] if u.kind == FLEET else dest
-            orders.setdefault(u.power, []).append(f"{u.code} - {target}")
-            planned[prov] = dest
-        else:
-            friends = [units[p] for p in reach if p in units]
-            if friends and rng.random() < 0.6:
-                t = rng.choice(friends)
-                orders.setdefault(u.power, []).append(f"{u.code} S {t.code}")
-            else:
-                orders.setdefault(u.power, []).append(f"{u.code} H")
-            planned[prov] = prov
-    return orders
-
-
-def play(rng: random.Random, years: int) -> list[tuple[Position, dict[str, list[str]]]]:
-    """Movement phases of one game played with plausible orders and default builds."""
-    out = []
-    pos = initial_position(M)
-    while pos.phase.year < 1901 + years:
-        if pos.phase.type == "M":
-            orders = plausible_orders(rng, pos)
-            out.append((pos, orders))
-            pos = adjudicate(pos, orders).position
-        elif pos.phase.type == "A":
-            builds = {}
-            for power in M.powers:
-                free = [c for c in M.powers[power].home_centers
-                        if c in pos.centers.get(power, ()) and pos.unit_at(c) is None]
-                builds[power] = [f"Build A {c}" for c in free]
-            pos = adjudicate(pos, builds).position
-        else:
-            pos = adjudicate(pos, {}).position
-    return out
-
-
-def dense_board(rng: random.Random) -> Position:
-    """34 units: one on every supply centre, owned by a random neighbour-ish power."""
-    units: dict[str, list[str]] = {}
-    for c in sorted(M.supply_centers):
-        home = M.home_of(c) or rng.choice(list(M.powers))
-        kind = FLEET if M.provinces[c].kind == "coast" and rng.random() < 0.35 else ARMY
-        loc = M.locations(c)[0] if kind == FLEET else c
-        units.setdefault(home, []).append(f"{kind} {loc}")
-    return make_position(M, "S1905M", units)
-
-
-def percentile(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
-
-
-def time_phases(samples, cold: bool) -> list[float]:
+def time_phases(samples: list[Sample], cold: bool) -> list[float]:
     times = []
+    clock = time.perf_counter
     for pos, orders in samples:
         if cold:
             clear_parse_cache()
-        t0 = time.perf_counter()
+        t0 = clock()
         adjudicate(pos, orders)
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return times
 
 
-def report(name: str, times: list[float], units: float) -> None:
-    med, p95 = statistics.median(times), percentile(times, 0.95)
-    print(f"{name:28s} median {med * 1e6:8.1f} µs   p95 {p95 * 1e6:8.1f} µs   "
-          f"{1 / statistics.mean(times):8.0f} phases/s   ({len(times)} phases, "
-          f"{units:.1f} units avg)")
+def one_run(samples: list[Sample], mila: Mila | None) -> dict[str, list[float]]:
+    """Cold, warm (and MILA's) seconds per phase: ours over every phase, then MILA's."""
+    cold = time_phases(samples, cold=True)
+    time_phases(samples, cold=False)  # fills the parse cache with every line
+    warm = time_phases(samples, cold=False)
+    return {"cold": cold, "warm": warm,
+            "mila": mila.time(0, len(samples)) if mila is not None else []}
 
 
-def mila_ratio(samples, cold: list[float], warm: list[float]) -> None:
-    """MILA ``set_orders`` (which parses the order strings) + ``process``, against ours.
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:8.1f}"
 
-    The like-for-like figure is our cold time (every order string parsed afresh, as MILA
-    does each time); the warm ratio, with our parse cache filled, is printed for reference.
-    """
-    try:
-        from diplomacy import Game  # type: ignore[import-not-found]
-    except ImportError:
-        print("MILA 'diplomacy' package not importable: no comparison")
-        return
-    times = []
-    for pos, orders in samples:
-        game = Game()
-        game.clear_units()
-        for power, us in {p: [u.code for u in pos.units_of(p)] for p in M.powers}.items():
-            game.set_units(power, us, reset=True)
-        t0 = time.perf_counter()
-        for power, os in orders.items():
-            game.set_orders(power, os)
-        game.process()
-        times.append(time.perf_counter() - t0)
-    mila = statistics.median(times)
-    print(f"MILA engine (set_orders + process), dense boards: median {mila * 1e6:.1f} µs")
-    for what, ours in (("cold (parse + adjudicate, like for like)", cold),
-                       ("warm (parse cache filled)", warm)):
-        print(f"  ours {what:41s} {mila / statistics.median(ours):5.1f}x faster")
+
+def report(name: str, runs: list[list[float]], units: float) -> float:
+    medians = [median(r) for r in runs]
+    p95 = median([percentile(r, 0.95) for r in runs])
+    mean = statistics.mean(t for r in runs for t in r)
+    print(f"{name:32s} median {_us(median(medians))} µs   p95 {_us(p95)} µs   "
+          f"{1 / mean:7.0f} phases/s   runs {' '.join(_us(x) for x in medians)} µs   "
+          f"({len(runs[0])} phases, {units:.1f} units avg)")
+    return median(medians)
 
 
 def main() -> None:
@@ -162,21 +81,37 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--years", type=int, default=10)
     ap.add_argument("--dense", type=int, default=400)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1901)
+    ap.add_argument("--mila-python", help="an interpreter with the diplomacy package")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     game_phases = [s for _ in range(args.games) for s in play(rng, args.years)]
-    dense = [(b, plausible_orders(rng, b)) for b in (dense_board(rng) for _ in range(args.dense))]
+    dense = boards_with_orders(rng, dense_board, args.dense)
+    mila = Mila.find(args.mila_python)
+    if mila is not None:
+        mila.load([position_doc(p, o) for p, o in dense])
+        mila.time(0, 50)  # warm-up
     for _ in range(2):  # warm-up: imports, caches of the map
         time_phases(dense[:20], cold=False)
-    for name, samples in (("games (all movement phases)", game_phases),
-                          ("dense 34-unit boards", dense)):
-        avg = statistics.mean(len(p.units) for p, _ in samples)
-        cold = time_phases(samples, cold=True)
-        report(f"{name}, cold", cold, avg)
-        warm = time_phases(samples, cold=False)
-        report(f"{name}, warm", warm, avg)
-    mila_ratio(dense, cold, warm)  # the dense boards: the last pair timed
+    try:
+        for name, samples in (("games (all movement phases)", game_phases),
+                              ("dense 34-unit boards", dense)):
+            runs = [one_run(samples, mila if samples is dense else None)
+                    for _ in range(args.runs)]
+            avg = statistics.mean(len(p.units) for p, _ in samples)
+            cold = report(f"{name}, cold", [r["cold"] for r in runs], avg)
+            warm = report(f"{name}, warm", [r["warm"] for r in runs], avg)
+        if mila is None:
+            print("MILA not compared (no --mila-python / MILA_PYTHON): our figures only")
+            return
+        theirs = report(f"MILA {mila.version}, dense boards", [r["mila"] for r in runs], 34)
+        for what, ours in (("cold (parse + adjudicate, like for like)", cold),
+                           ("warm (parse cache filled)", warm)):
+            print(f"  ours {what:41s} {theirs / ours:5.1f}x faster")
+    finally:
+        if mila is not None:
+            mila.close()
 
 
 if __name__ == "__main__":

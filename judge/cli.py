@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from sqlalchemy import select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError
 
 from judge import __version__
 from judge.clock import utcnow
-from judge.config import Config, ConfigError, load_config
 from judge.logs import setup_logging
+
+# SQLAlchemy and the configuration are imported by the commands that use them: `judge
+# adjudicate` needs neither, and importing SQLAlchemy alone took most of its start-up.
+if TYPE_CHECKING:
+    from judge.config import Config
 
 
 def _fail(message: str) -> NoReturn:
@@ -24,9 +26,10 @@ def _fail(message: str) -> NoReturn:
 
 
 def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:
+    except Exception:  # noqa: BLE001 - for display only: a URL it cannot read is shown as given
         return url
 
 
@@ -38,6 +41,8 @@ def _first_line(exc: BaseException) -> str:
 def _open_store(config: Config, create: bool) -> Any:
     """The store, its database reachable and (with ``create``) its schema current, or exit 2
     with one line saying what is wrong."""
+    from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError
+
     from judge.store.db import Store
     from judge.store.schema import SchemaOutOfDate, ensure_schema
     where = _safe_url(config.database.url)
@@ -71,6 +76,7 @@ class _Obj:
     @property
     def config(self) -> Config:
         if self._config is None:
+            from judge.config import ConfigError, load_config
             try:
                 self._config = load_config(self.config_path)
             except ConfigError as exc:
@@ -116,7 +122,7 @@ def check_config(obj: _Obj, no_database: bool) -> None:
     schema current.  Exits non-zero, with one line saying why, when something is wrong."""
     config = obj.config
     click.echo(f"configuration from {config.source}:")
-    for section in ("judge", "database", "intake", "outbound", "worker", "scheduler"):
+    for section in (f.name for f in fields(config) if f.name != "source"):
         for key, value in vars(getattr(config, section)).items():
             if section == "database" and key == "url":
                 value = _safe_url(value)
@@ -124,6 +130,8 @@ def check_config(obj: _Obj, no_database: bool) -> None:
     click.echo("configuration OK")
     if no_database:
         return
+    from sqlalchemy.engine import make_url
+
     from judge.store.schema import current_revision, head_revision, is_empty
     url = make_url(config.database.url)
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
@@ -203,6 +211,8 @@ def outbox() -> None:
 @click.pass_obj
 def outbox_list(obj: _Obj, status: str, limit: int) -> None:
     """List outgoing mail, newest first."""
+    from sqlalchemy import select
+
     from judge.store.models import OutboxMessage
     store = obj.store()
     with store.session() as s:
@@ -215,6 +225,7 @@ def outbox_list(obj: _Obj, status: str, limit: int) -> None:
 
 
 def _pick(model: Any, ids: tuple[int, ...], all_failed: bool, session: Any) -> list[Any]:
+    from sqlalchemy import select
     if all_failed:
         return list(session.scalars(select(model).where(model.status == "failed")))
     rows = [session.get(model, i) for i in ids]
@@ -238,6 +249,8 @@ def outbox_retry(obj: _Obj, ids: tuple[int, ...], all_failed: bool) -> None:
         for m in rows:
             if m.status == "sent":
                 _fail(f"message {m.id} was already sent")
+            if not m.raw:
+                _fail(f"message {m.id} has no text any more ([retention] raw_mail_days)")
             m.status, m.attempts, m.next_attempt_at, m.lease_until = "pending", 0, utcnow(), None
     click.echo(f"{len(rows)} message(s) queued again; a running daemon sends them shortly")
 
@@ -257,6 +270,30 @@ def outbox_drop(obj: _Obj, ids: tuple[int, ...]) -> None:
     click.echo(f"{len(rows)} message(s) dropped")
 
 
+def _purge(obj: _Obj, which: str, days: float | None) -> None:
+    from judge.mail import retention
+    keep = obj.config.retention.raw_mail_days if days is None else days
+    if keep <= 0:
+        _fail("[retention] raw_mail_days is 0 (keep for ever): give --days to purge anyway")
+    store = obj.store()
+    purge = retention.purge_inbound if which == "inbound" else retention.purge_outbox
+    try:
+        count = purge(store, keep, utcnow())
+    finally:
+        store.dispose()
+    what = "received" if which == "inbound" else "sent or dropped"
+    click.echo(f"deleted the raw text of {count} {what} mail(s) older than {keep:g} day(s)")
+
+
+@outbox.command("purge")
+@click.option("--days", type=float, default=None,
+              help="Keep this many days (default: [retention] raw_mail_days).")
+@click.pass_obj
+def outbox_purge(obj: _Obj, days: float | None) -> None:
+    """Delete the text of mail sent (or dropped) longer ago than the retention time."""
+    _purge(obj, "outbox", days)
+
+
 @main.group()
 def inbound() -> None:
     """Inspect received mail and retry messages that were set aside."""
@@ -269,6 +306,8 @@ def inbound() -> None:
 @click.pass_obj
 def inbound_list(obj: _Obj, status: str, limit: int) -> None:
     """List received messages (by default those set aside after failing)."""
+    from sqlalchemy import select
+
     from judge.store.models import InboundMessage
     with obj.store().session() as s:
         q = select(InboundMessage).order_by(InboundMessage.id.desc()).limit(limit)
@@ -298,31 +337,86 @@ def inbound_retry(obj: _Obj, ids: tuple[int, ...], all_failed: bool) -> None:
     click.echo(f"{len(rows)} message(s) queued again; a running daemon processes them shortly")
 
 
+@inbound.command("purge")
+@click.option("--days", type=float, default=None,
+              help="Keep this many days (default: [retention] raw_mail_days).")
+@click.pass_obj
+def inbound_purge(obj: _Obj, days: float | None) -> None:
+    """Delete the raw text of received mail processed longer ago than the retention time
+    (mail waiting or set aside keeps it)."""
+    _purge(obj, "inbound", days)
+
+
 @main.command()
 @click.option("--jsonl", is_flag=True, help="One JSON position per line in, one result per line out.")
 def adjudicate(jsonl: bool) -> None:
-    """Adjudicate a position given as JSON on stdin (DESIGN §3.3); JSON on stdout."""
+    """Adjudicate a position given as JSON on stdin; the outcome as JSON on stdout."""
     from judge.core.errors import InputError
-    from judge.core.jsonio import adjudicate_document
-    text = sys.stdin.read()
-    docs: list[tuple[int, str]] = ([(n, line) for n, line in enumerate(text.splitlines(), 1)
-                                    if line.strip()] if jsonl else [(0, text)])
-    if not docs:
+    from judge.core.jsonio import adjudicate_document, adjudicate_json, decode_json
+    if jsonl:
+        # one line at a time, each written as soon as it is adjudicated
+        out, given = sys.stdout.buffer, 0
+        for n, line in enumerate(sys.stdin.buffer, 1):
+            if not line.strip():
+                continue
+            given += 1
+            try:
+                out.write(adjudicate_json(line) + b"\n")
+            except InputError as exc:
+                _fail(f"line {n}: {exc}")
+        if not given:
+            _fail("no input: give a JSON position on stdin")
+        return
+    data = sys.stdin.buffer.read()
+    if not data.strip():
         _fail("no input: give a JSON position on stdin")
-    for n, chunk in docs:
-        where = f"line {n}: " if jsonl else ""
-        try:
-            doc = json.loads(chunk)
-        except json.JSONDecodeError as exc:
-            _fail(f"{where}not valid JSON: {exc}")
-        try:
-            result = adjudicate_document(doc)
-        except InputError as exc:
-            _fail(f"{where}{exc}")
-        click.echo(json.dumps(result, sort_keys=False) if jsonl else json.dumps(result, indent=1))
+    try:
+        result = adjudicate_document(decode_json(data))
+    except InputError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(result, indent=1))
 
 
-from judge.cli_tournament import register as _register_tournament  # noqa: E402
+@main.command("map")
+@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default=None,
+              help="Picture format (default: from the output file's name, else png).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              show_default=True, help="Where to write the picture ('-' is stdout).")
+def map_command(fmt: str | None, output: str) -> None:
+    """Draw the map of a position given as JSON on stdin: the input of 'judge adjudicate'
+    (orders, if any, are adjudicated and drawn with their results), optionally with its
+    output under "outcome", a "game" name and Formal Diplomacy's "formal" state."""
+    from judge.core.errors import InputError
+    from judge.maps import png_available, scene_of
+    from judge.maps.document import picture_from_document
+    fmt = fmt or ("svg" if output.lower().endswith(".svg") else "png")
+    try:
+        doc = json.loads(sys.stdin.read() or "null")
+    except json.JSONDecodeError as exc:
+        _fail(f"not valid JSON: {exc}")
+    try:
+        scene = scene_of(picture_from_document(doc, adjudicate_orders=True))
+    except InputError as exc:
+        _fail(str(exc))
+    if fmt == "svg":
+        from judge.maps.svg import render_svg
+        data = render_svg(scene).encode("utf-8")
+    else:
+        if not png_available():
+            _fail("PNG pictures need Pillow (pip install pillow); --format svg works without")
+        from judge.maps.raster import render_png
+        data = render_png(scene)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            Path(output).write_bytes(data)
+        except OSError as exc:
+            _fail(f"cannot write {output}: {exc.strerror or exc}")
+
+
+from judge.cli_tournament import register as _register_tournament
 
 _register_tournament(main)
 

@@ -1,9 +1,12 @@
 """The ``judge tournament …`` and ``judge scoring`` commands (click), registered on the main
 group by :func:`register`.
 
-* ``judge tournament create <name> [--director ADDRESS]`` -- a new, empty tournament;
+* ``judge tournament create <name> [--director ADDRESS] [--password PW]`` -- a new, empty
+  tournament with its password (asked for when not given);
+* ``judge tournament password <name> [--password PW]`` -- give a tournament a new password
+  (by mail a game joins a tournament only with its password, see ``CREATE … TOURNAMENT``);
 * ``judge tournament add <name> <game>`` -- put a game in a tournament (the operator may add
-  any game; by mail only the director may, see ``CREATE … TOURNAMENT``);
+  any game);
 * ``judge tournament standings <name> [--system S] [--tiebreak T] [--json]`` -- the table
   of the tournament's finished games, the same text the mail command STANDINGS sends;
 * ``judge tournament results <name>`` -- its finished games as the JSON ``judge scoring``
@@ -69,17 +72,43 @@ def tournament() -> None:
     """Tournaments: create them, add games, show the standings."""
 
 
+PASSWORD_HELP = ("The tournament's password: games are added to it by mail with CREATE … "
+                 "TOURNAMENT <name> <password>.  Asked for when not given.")
+
+
 @tournament.command("create")
 @click.argument("name")
-@click.option("--director", default="", help="The director's address (may add games by mail).")
+@click.option("--director", default="", help="The director's address, for contact.")
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
+              help=PASSWORD_HELP)
 @click.pass_obj
-def tournament_create(obj: Any, name: str, director: str) -> None:
+def tournament_create(obj: Any, name: str, director: str, password: str) -> None:
     """Create the tournament NAME."""
     from judge.clock import utcnow
+    from judge.mail.addresses import AddressError, checked_address
     from judge.service.tournaments import create_tournament
+    if director:
+        try:
+            director = checked_address(director)
+        except AddressError as exc:
+            _fail(f"--director is not a usable mail address: {exc}")
+    else:
+        director = obj.config.judge.address
     row = _in_transaction(obj, lambda s: create_tournament(
-        s, name, director or obj.config.judge.address, utcnow()).name)
+        s, name, director, utcnow(), password).name)
     click.echo(f"tournament {row} created")
+
+
+@tournament.command("password")
+@click.argument("name")
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
+              help=PASSWORD_HELP)
+@click.pass_obj
+def tournament_password(obj: Any, name: str, password: str) -> None:
+    """Give the tournament NAME a new password."""
+    from judge.service.tournaments import set_password
+    row = _in_transaction(obj, lambda s: set_password(s, name, password).name)
+    click.echo(f"tournament {row} has a new password")
 
 
 @tournament.command("add")

@@ -26,7 +26,13 @@ class JudgeSection:
     address: str = "judge@localhost"
     name: str = "JUDGE"
     # The judge sends at most this many replies to one address per day, then one last notice.
+    # Mail that signs on with the right password from the role's own address is not counted.
     replies_per_day: int = 50
+    # The same for an address that is the master of a game in play (a fast game's master
+    # may LIST every phase).
+    master_replies_per_day: int = 500
+    # The keeper's (operator's) address: exempt from the daily ceiling on CREATE.
+    keeper: str = ""
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,14 @@ class IntakeSection:
     max_message_size: int = 256 * 1024
     # How long SIGTERM waits for sessions in flight before the daemon exits anyway.
     shutdown_grace: float = 8.0
+    # SMTP/LMTP sessions open at once; one more is answered 421 and closed.
+    max_connections: int = 100
+    # A session that sends no command for this long is closed (a DATA transfer included).
+    idle_timeout: float = 60.0
+    # A session is closed (421) after this long, however busy it keeps itself.
+    session_timeout: float = 600.0
+    # Recipients one transaction may name (the message is stored once whatever their number).
+    max_recipients: int = 100
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,41 @@ class SchedulerSection:
 
 
 @dataclass(frozen=True)
+class RetentionSection:
+    # Raw received mail and sent mail are kept this many days after processing (or sending),
+    # then their bodies are deleted (the rows and their notes stay); 0 keeps them for ever.
+    raw_mail_days: float = 3.0
+
+
+@dataclass(frozen=True)
+class LimitsSection:
+    """What one mail, or one address in one UTC day, may make the judge do."""
+
+    # Commands (and order lines) executed from one mail; the rest are answered unread.
+    commands_per_mail: int = 200
+    # Size of one reply's text; answers beyond it are cut, with a note saying so.
+    reply_bytes: int = 1_000_000
+    # Passwords one mail may set or check (each costs a deliberately slow hash).
+    passwords_per_mail: int = 20
+    # Copies of mail one mail may cause to addresses other than its sender's.
+    mail_per_mail: int = 100
+    # Addresses that have never written to the judge which one mail, or one sender in a
+    # day, may make the judge write to (each gets one notice until it writes itself).
+    new_recipients_per_mail: int = 10
+    new_recipients_per_day: int = 30
+    # Games one address may CREATE a day (the keeper's address is exempt).
+    creates_per_day: int = 10
+    # Failed SIGNONs for one role a day: from one address, and from all addresses other
+    # than the role's own (beyond them guesses are not even checked; the role's own
+    # address is always checked).
+    signon_failures_per_sender: int = 5
+    signon_failures_per_role: int = 20
+    # A mail's commands are committed in batches of at most this long, so that one mail
+    # never holds the store for long.
+    batch_seconds: float = 0.2
+
+
+@dataclass(frozen=True)
 class Config:
     judge: JudgeSection = field(default_factory=JudgeSection)
     database: DatabaseSection = field(default_factory=DatabaseSection)
@@ -74,6 +123,8 @@ class Config:
     outbound: OutboundSection = field(default_factory=OutboundSection)
     worker: WorkerSection = field(default_factory=WorkerSection)
     scheduler: SchedulerSection = field(default_factory=SchedulerSection)
+    retention: RetentionSection = field(default_factory=RetentionSection)
+    limits: LimitsSection = field(default_factory=LimitsSection)
     source: str = "embedded defaults"
 
     @property
@@ -187,8 +238,28 @@ def validate(config: Config) -> None:
     transport = config.outbound.transport
     if not (transport.startswith("maildir:") or transport.startswith("smtp://")):
         raise ConfigError(f"[outbound] transport must be 'maildir:PATH' or 'smtp://HOST:PORT', got {transport!r}")
+    if config.judge.keeper:
+        from judge.mail.addresses import AddressError, checked_address
+        try:
+            checked_address(config.judge.keeper)
+        except AddressError as exc:
+            raise ConfigError(f"[judge] keeper is not a usable mail address: {exc}") from None
     for name, value in (("[judge] replies_per_day", config.judge.replies_per_day),
+                        ("[judge] master_replies_per_day", config.judge.master_replies_per_day),
+                        ("[limits] commands_per_mail", config.limits.commands_per_mail),
+                        ("[limits] reply_bytes", config.limits.reply_bytes),
                         ("[worker] max_attempts", config.worker.max_attempts),
-                        ("[outbound] max_attempts", config.outbound.max_attempts)):
+                        ("[outbound] max_attempts", config.outbound.max_attempts),
+                        ("[intake] max_connections", config.intake.max_connections),
+                        ("[intake] max_recipients", config.intake.max_recipients)):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1")
+    for name, seconds in (("[intake] idle_timeout", config.intake.idle_timeout),
+                          ("[intake] session_timeout", config.intake.session_timeout)):
+        if seconds <= 0:
+            raise ConfigError(f"{name} must be more than 0 seconds")
+    if config.retention.raw_mail_days < 0:
+        raise ConfigError("[retention] raw_mail_days must be 0 (keep for ever) or more")
+    for name, value in vars(config.limits).items():
+        if value < 0:
+            raise ConfigError(f"[limits] {name} must not be negative")

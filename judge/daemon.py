@@ -4,7 +4,8 @@ The scheduler runs due game clocks (reminders, late notices, processing) from th
 ``[scheduler] poll_seconds``; everything it needs is stored, so a restart resumes it exactly.
 
 Intake answers SMTP (or LMTP) on the event loop; database work runs in threads so the loop
-stays responsive.  SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
+stays responsive.  Sessions are capped in number and length (judge.mail.sessions), and raw
+mail older than ``[retention] raw_mail_days`` is deleted now and then (judge.mail.retention).  SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
 within ``[intake] shutdown_grace`` seconds, finishes the message being processed, and exits.
 
 Under systemd (``Type=notify``) it says ``READY=1`` once the database is checked and intake
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 import signal
 import sys
-from typing import Any
 
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
@@ -30,10 +31,13 @@ from judge.config import Config
 from judge.mail.game_mail import queue_events
 from judge.mail.intake import InboundWriter, IntakeHandler
 from judge.mail.pipeline import Pipeline
+from judge.mail.retention import pause_seconds, purge_raw_mail
 from judge.mail.sender import deliver_due
+from judge.mail.sessions import SessionLimits
 from judge.mail.transports import make_transport
 from judge.mail.worker import claim_next, process_claimed
 from judge.notify import Notifier
+from judge.service.faults import retry_faulty_games
 from judge.service.scheduler import run_due
 from judge.store.db import Store
 from judge.store.leases import release_dead_leases
@@ -49,6 +53,8 @@ MAX_DEFER = 0.5
 # A loop (worker, sender, scheduler) that has not come round for this long is stuck: the
 # watchdog pings stop.  Long enough for a slow phase adjudication or an SMTP relay timeout.
 STALL_SECONDS = 180.0
+# Files the daemon needs besides its SMTP sessions: database, log, relay connections, threads.
+FILES_IN_RESERVE = 64
 
 
 class Daemon:
@@ -62,8 +68,11 @@ class Daemon:
         self.mail_waiting = asyncio.Event()
         self.writer = InboundWriter(self.store, on_stored=self.work_waiting.set)
         self.handler = IntakeHandler(self.writer, config.judge.address,
-                                     lmtp=config.intake.protocol == "lmtp")
-        self.sessions: set[SMTP] = set()
+                                     lmtp=config.intake.protocol == "lmtp",
+                                     max_recipients=config.intake.max_recipients)
+        self.limits = SessionLimits(self._protocol, hostname=config.judge_domain,
+                                    max_connections=config.intake.max_connections,
+                                    session_timeout=config.intake.session_timeout)
         self.server: asyncio.AbstractServer | None = None
         self.notifier = Notifier()
         self.beats: dict[str, float] = {}  # loop name → event-loop time it last came round
@@ -83,17 +92,20 @@ class Daemon:
 
     def _protocol(self) -> SMTP:
         cls = LMTP if self.config.intake.protocol == "lmtp" else SMTP
-        proto = cls(self.handler, data_size_limit=self.config.intake.max_message_size,
-                    hostname=self.config.judge_domain, ident=f"judge {__version__}")
-        self.sessions.add(proto)
-        original = proto.connection_lost
+        return cls(self.handler, data_size_limit=self.config.intake.max_message_size,
+                   hostname=self.config.judge_domain, ident=f"judge {__version__}",
+                   timeout=self.config.intake.idle_timeout)
 
-        def connection_lost(exc: Any) -> None:
-            self.sessions.discard(proto)
-            original(exc)
-
-        proto.connection_lost = connection_lost  # type: ignore[method-assign]
-        return proto
+    def _fit_connections_to_files(self) -> None:
+        """Keep the session cap below the open-files limit: past it, accept() fails in a
+        loop (and the log fills) instead of answering 421."""
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        room = soft - FILES_IN_RESERVE if soft != resource.RLIM_INFINITY else None
+        if room is not None and room < self.limits.max_connections:
+            self.limits.max_connections = max(1, room)
+            log.warning("[intake] max_connections lowered to %d: the process may open only %d "
+                        "files (raise LimitNOFILE= in the systemd unit)",
+                        self.limits.max_connections, soft)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -104,13 +116,15 @@ class Daemon:
             log.info("took back %d message(s) from a process that died", released)
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
-        self.server = await loop.create_server(self._protocol, self.config.listen_host,
+        self._fit_connections_to_files()
+        self.server = await loop.create_server(self.limits, self.config.listen_host,
                                                self.config.listen_port)
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)
         tasks = [asyncio.create_task(self._work_loop()), asyncio.create_task(self._send_loop()),
-                 asyncio.create_task(self._schedule_loop())]
+                 asyncio.create_task(self._schedule_loop()),
+                 asyncio.create_task(self._retention_loop())]
         watchdog = asyncio.create_task(self._watchdog_loop())
         self.notifier.ready(self.status_line())
         await self.stopping.wait()
@@ -148,6 +162,9 @@ class Daemon:
 
     def _release_dead_leases(self) -> int:
         with self.store.transaction() as session:
+            faulty = retry_faulty_games(session, utcnow())
+            if faulty:
+                log.info("%d game(s) that failed before are due again at once", faulty)
             return release_dead_leases(session)
 
     async def _drain_sessions(self) -> None:
@@ -155,9 +172,7 @@ class Daemon:
         deadline = loop.time() + self.config.intake.shutdown_grace
         while self.handler.in_flight and loop.time() < deadline:
             await asyncio.sleep(0.05)
-        for proto in list(self.sessions):
-            if proto.transport is not None:
-                proto.transport.close()
+        self.limits.close_all()
 
     async def _intake_quiet(self) -> None:
         loop = asyncio.get_running_loop()
@@ -186,7 +201,7 @@ class Daemon:
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
 
     def _process_one(self) -> bool:
-        inbound_id = claim_next(self.store, self.config)
+        inbound_id = claim_next(self.store, self.config, self.pipeline.set_aside)
         if inbound_id is None:
             return False
         process_claimed(self.store, self.config, inbound_id, self.pipeline)
@@ -196,12 +211,15 @@ class Daemon:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
             self._beat("scheduler")
+            visited = 0
             try:
-                did = await loop.run_in_executor(None, self._run_due)
-                if did:
+                visited = await loop.run_in_executor(None, self._run_due)
+                if visited:
                     self.mail_waiting.set()
             except Exception:
                 log.exception("scheduler failed; will try again")
+            if visited >= self.config.scheduler.batch:
+                continue  # a full batch: more games may be due right now
             await self._wait(self.stopping, self.config.scheduler.poll_seconds)
 
     def _run_due(self) -> int:
@@ -210,6 +228,19 @@ class Daemon:
                        lambda session, events: queue_events(session, self.pipeline.composer,
                                                             self.config, events, now),
                        limit=self.config.scheduler.batch)
+
+    async def _retention_loop(self) -> None:
+        """Deletes raw mail older than ``[retention] raw_mail_days`` now and then."""
+        days = self.config.retention.raw_mail_days
+        if days <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        while not self.stopping.is_set():
+            try:
+                await loop.run_in_executor(None, purge_raw_mail, self.store, days, utcnow())
+            except Exception:
+                log.exception("deleting old raw mail failed; will try again")
+            await self._wait(self.stopping, pause_seconds(days))
 
     async def _send_loop(self) -> None:
         loop = asyncio.get_running_loop()

@@ -1,5 +1,9 @@
 """Log setup for every ``judge`` command: plain lines on stderr, journald-friendly under systemd.
 
+Identical lines are rate-limited (:class:`RepeatFilter`): a flood of connections or of one
+failure cannot fill the disk with the same line, and the line that goes out after a pause says
+how many copies were left out.
+
 When stderr is connected to the journal (systemd sets ``$JOURNAL_STREAM`` to the device and
 inode of that stream), each line starts with its syslog priority (``<3>`` error … ``<7>``
 debug) so ``journalctl -p`` can filter, and carries no timestamp: the journal adds its own.
@@ -10,7 +14,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Mapping, TextIO
+import time
+from typing import Callable, Mapping, TextIO
 
 # syslog priorities (RFC 5424) by logging level
 _PRIORITY = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4, logging.INFO: 6,
@@ -27,6 +32,51 @@ class JournalFormatter(logging.Formatter):
         level = max((lv for lv in _PRIORITY if lv <= record.levelno), default=logging.DEBUG)
         prefix = f"<{_PRIORITY[level]}>"
         return "\n".join(prefix + line for line in super().format(record).splitlines())
+
+
+class RepeatFilter(logging.Filter):
+    """Lets one line (same logger, level and text) through at most ``burst`` times a
+    ``period``; the copies beyond are dropped, and counted in the next copy let through."""
+
+    MAX_LINES = 10_000  # distinct lines remembered; beyond, the oldest windows are forgotten
+
+    def __init__(self, burst: int = 10, period: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.burst, self.period, self.clock = burst, period, clock
+        self._seen: dict[tuple[str, int, str], list[float]] = {}  # line → [start, count]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:  # a broken format string: let logging report it as it does
+            return True
+        key = (record.name, record.levelno, text)
+        now = self.clock()
+        seen = self._seen.get(key)
+        if seen is None or now - seen[0] >= self.period:
+            left_out = int(seen[1]) - self.burst - 1 if seen is not None else 0
+            if seen is None and len(self._seen) >= self.MAX_LINES:
+                self._forget(now)
+            self._seen[key] = [now, 1]
+            if left_out > 0:
+                self._amend(record, f"{text} [{left_out} more identical line(s) not logged]")
+            return True
+        seen[1] += 1
+        if seen[1] == self.burst + 1:
+            self._amend(record, f"{text} [repeated: identical lines are not logged for up to "
+                                f"{self.period:.0f} s]")
+            return True
+        return seen[1] <= self.burst
+
+    def _forget(self, now: float) -> None:
+        self._seen = {k: v for k, v in self._seen.items() if now - v[0] < self.period}
+        if len(self._seen) >= self.MAX_LINES:
+            self._seen.clear()
+
+    @staticmethod
+    def _amend(record: logging.LogRecord, text: str) -> None:
+        record.msg, record.args = text, ()
 
 
 def stream_is_journal(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
@@ -49,6 +99,7 @@ def setup_logging(verbose: bool = False, stream: TextIO | None = None) -> None:
         handler.setFormatter(JournalFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RepeatFilter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

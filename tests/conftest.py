@@ -269,3 +269,27 @@ def body_of(msg: EmailMessage) -> str:
     part = msg.get_body(("plain",))
     assert part is not None
     return part.get_content()
+
+
+# A test may skip only for want of an external service, and must say which.  Under CI
+# (JUDGE_STRICT_SKIPS=1, set by .ci/run) any other skip fails the run instead of passing
+# silently: nothing the suite needs may live outside the repository.
+EXTERNAL_SERVICES = ("PostgreSQL", "Postfix", "postfix", "Chromium", "chromium")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if os.environ.get("JUDGE_STRICT_SKIPS") != "1":
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    bad = []
+    for report in reporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        if not any(service in reason for service in EXTERNAL_SERVICES):
+            bad.append(f"{report.nodeid}: {reason}")
+    if bad:
+        reporter.write_line("skips not allowed in CI (no external service named):", red=True)
+        for line in bad:
+            reporter.write_line(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,4 +1,4 @@
-"""Configuration (DESIGN §3.2): embedded defaults, TOML file, JUDGE_<SECTION>_<KEY> overrides,
+"""Configuration: embedded defaults, TOML file, JUDGE_<SECTION>_<KEY> overrides,
 and a one-line ConfigError (and a one-line CLI message, no traceback) for every bad config."""
 
 from __future__ import annotations
@@ -132,6 +132,11 @@ BAD_FILES = {
     "bad transport": ("[outbound]\ntransport = 'ftp://example.org'\n", "[outbound] transport"),
     "bad db url": ("[database]\nurl = 'mysql://judge@db/judge'\n", "[database] url"),
     "zero replies per day": ("[judge]\nreplies_per_day = 0\n", "replies_per_day must be at least 1"),
+    "bad keeper": ("[judge]\nkeeper = 'a@b@c.org'\n", "[judge] keeper is not a usable mail address"),
+    "zero commands per mail": ("[limits]\ncommands_per_mail = 0\n",
+                               "[limits] commands_per_mail must be at least 1"),
+    "negative limit": ("[limits]\ncreates_per_day = -1\n",
+                       "[limits] creates_per_day must not be negative"),
 }
 
 
@@ -212,6 +217,8 @@ def test_check_config_without_any_config_shows_the_defaults(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "embedded defaults" in result.stdout
     assert "'judge@localhost'" in result.stdout
+    assert "[limits] commands_per_mail = 200" in result.stdout
+    assert "[judge] master_replies_per_day = 500" in result.stdout
     assert "configuration OK" in result.stdout
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
+from judge.config import LimitsSection
 from judge.core.gamerules import rule_descriptions
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -21,12 +22,14 @@ CONTEXT = {
     "judge_address": "judge@example.org",
     "judge_name": "JUDGE",
     "version": "0.1.0",
+    "limits": LimitsSection(),
+    "replies_per_day": 50,
 }
 EXPECTED_TOPICS = {
     "index", "info", "commands", "orders", "draws", "rules", "formal",
     "press",
 }
-# The twenty rules of seed 002 with their markers, from the rule registry (whose own tests
+# DPjudge's twenty rules with their markers, from the rule registry (whose own tests
 # compare it with the seed): the help text must list each exactly so.
 SEED_MARKERS = {rule.name: rule.markers for rule in rule_descriptions()}
 SEED_RULES = list(SEED_MARKERS)
@@ -87,7 +90,7 @@ def test_index_lists_every_topic() -> None:
 def test_draws_has_the_five_seed_examples() -> None:
     text = render("draws.txt")
     flat = " ".join(text.split())
-    # The outcomes of the five examples of seed 000, then their votes.
+    # The outcomes of the five worked examples of the Judge's draw rules, then their votes.
     assert flat.count("a three-way draw of Austria, England and France") == 2
     assert "a two-way draw of Austria and England" in flat
     assert "no draw; the game goes on" in flat

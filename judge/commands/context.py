@@ -1,8 +1,14 @@
-"""What a command handler works with while one mail is executed, and what it leaves behind."""
+"""What a command handler works with while one mail is executed, and what it leaves behind.
+
+A long mail is executed in several transactions (judge.mail.pipeline): everything a later
+transaction needs from the earlier ones -- the answers so far, who the mail has signed on as,
+the work left for the end -- is plain data, saved with :meth:`Context.saved` and given back
+with :meth:`Context.resume`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
@@ -10,6 +16,8 @@ from sqlalchemy.orm import Session
 
 from judge.config import Config
 from judge.mail.reading import ReadMail
+from judge.mail.times import written
+from judge.store.models import Seat
 
 
 @dataclass
@@ -33,6 +41,11 @@ class Outgoing:
     subject: str
     variables: dict[str, Any] = field(default_factory=dict)
     game: str | None = None
+    # the played phase whose map picture the mail carries (results), if any
+    map_phase: str | None = None
+    # Counted against the per-mail limits on mail to others (not a failed SIGNON's warning
+    # to the role's player: nothing may stop that one).
+    limited: bool = True
 
 
 @dataclass
@@ -44,15 +57,31 @@ class Context:
     render: Callable[..., str]
     answers: list[Answer] = field(default_factory=list)
     outgoing: list[Outgoing] = field(default_factory=list)
-    # Who the mail has signed on as; set by SIGNON (later issues).
+    # Who the mail has signed on as; set by SIGNON (or CREATE, for the master).
     identity: Any = None
     # Set when an error must stop the rest of the mail (a failed SIGNON).
     halted: str | None = None
     # Registered addresses of the roles signed on: they get the reply too.
     reply_also: list[str] = field(default_factory=list)
-    # Work to do once every line is executed, by key so it is done once per mail (the order
-    # summary of a power, the check whether a phase can be processed), in the order added.
-    finishers: dict[str, Callable[["Context"], None]] = field(default_factory=dict)
+    # Work to do once every line is executed, once per mail whatever asked for it: the order
+    # summary of a power (``orders:<seat id>``), the check whether a game's phase can be
+    # processed (``ready:<game id>``), in the order asked (judge.commands.execute runs them).
+    finishers: list[str] = field(default_factory=list)
+    # Refusals decided before execution, by line (too many passwords in one mail).
+    refusals: dict[int, str] = field(default_factory=dict)
+    # Informational commands answered so far: what was asked → the line that answered it.
+    seen: dict[str, int] = field(default_factory=dict)
+    # Copies of mail this mail has caused to others, and the addresses it has made the judge
+    # write to that had never written to it.
+    mail_to_others: int = 0
+    new_recipients: list[str] = field(default_factory=list)
+    # Addresses the judge did not write to: it has written to them once, never heard back.
+    withheld: list[str] = field(default_factory=list)
+    # map documents (judge.maps.document) whose pictures the reply carries (MAP)
+    pictures: list[dict[str, Any]] = field(default_factory=list)
+    # seat id → the order keys this mail has stored for it so far (NO_CHECK keeps a unit's
+    # different orders given in one mail; a later mail replaces them)
+    order_keys: dict[int, set[str]] = field(default_factory=dict)
 
     def answer(self, line_no: int, text: str, response: str, ok: bool = True) -> None:
         self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok))
@@ -60,10 +89,56 @@ class Context:
     def note(self, text: str, response: str) -> None:
         self.answers.append(Answer(0, text, response.rstrip("\n"), True, note=True))
 
-    def finish_with(self, key: str, work: Callable[["Context"], None]) -> None:
-        self.finishers.setdefault(key, work)
+    def finish_with(self, kind: str, ident: int) -> None:
+        key = f"{kind}:{ident}"
+        if key not in self.finishers:
+            self.finishers.append(key)
+
+    @property
+    def zone(self) -> str | None:
+        """The zone the reply writes times in: that of the role signed on (SET ZONE)."""
+        seat_id = getattr(self.identity, "seat_id", None)
+        seat = self.session.get(Seat, seat_id) if seat_id else None
+        return seat.zone if seat is not None else None
+
+    def when(self, moment: datetime | None) -> str:
+        """A moment as the reply writes it, in the reader's zone (judge.mail.times)."""
+        return written(moment, self.zone)
+
+    @property
+    def reply_size(self) -> int:
+        return sum(len(a.text) + len(a.response) + 4 for a in self.answers)
 
     def template_vars(self) -> dict[str, Any]:
         from judge import __version__
         return {"judge_address": self.config.judge.address, "judge_name": self.config.judge.name,
-                "version": __version__}
+                "version": __version__, "limits": self.config.limits,
+                "replies_per_day": self.config.judge.replies_per_day, "zone": self.zone}
+
+    # ------------------------------------------------------------------ between transactions
+
+    def saved(self) -> dict[str, Any]:
+        """The plain-data state a later transaction resumes from."""
+        identity = self.identity.saved() if self.identity is not None else None
+        return dict(answers=[asdict(a) for a in self.answers], identity=identity,
+                    halted=self.halted, reply_also=list(self.reply_also),
+                    finishers=list(self.finishers), seen=dict(self.seen),
+                    mail_to_others=self.mail_to_others,
+                    new_recipients=list(self.new_recipients),
+                    withheld=list(self.withheld), pictures=list(self.pictures),
+                    order_keys={str(k): sorted(v) for k, v in self.order_keys.items()})
+
+    def resume(self, state: dict[str, Any]) -> None:
+        from judge.commands.identity import Identity
+        self.answers = [Answer(**a) for a in state["answers"]]
+        self.identity = (Identity.restored(state["identity"], self.session)
+                         if state["identity"] else None)
+        self.halted = state["halted"]
+        self.reply_also = list(state["reply_also"])
+        self.finishers = list(state["finishers"])
+        self.seen = dict(state["seen"])
+        self.mail_to_others = int(state["mail_to_others"])
+        self.new_recipients = list(state["new_recipients"])
+        self.withheld = list(state["withheld"])
+        self.pictures = list(state.get("pictures", []))
+        self.order_keys = {int(k): set(v) for k, v in state.get("order_keys", {}).items()}

@@ -2,52 +2,179 @@
 
 An error in one line never discards the others, except where the judge must stop (a failed
 SIGNON: nothing after it is executed, and the reply says so).  Service refusals
-(:class:`GameError`) are answered like command errors.  Finishers registered by handlers run
-after the last line (a power's order summary, processing a phase whose orders are complete).  Permission and game-state checks
+(:class:`GameError`) are answered like command errors.  Permission and game-state checks
 happen here, once, from the registry, so handlers only do their job.
+
+Each command runs in a savepoint: one that fails changes nothing, and one whose mail would
+pass the per-mail limits ([limits] mail_per_mail, new_recipients_per_mail/_per_day) is undone
+and answered so.  :func:`run_items` executes from a given line for at most a given time, so the
+pipeline can commit a long mail in short transactions; :func:`run_finishers` does, once, the
+work the commands asked for at the end (a power's order summary, processing a phase whose
+orders are complete).  Informational commands (HELP, LIST, HISTORY …) asked twice are answered
+once, and are not run once the reply has reached ``[limits] reply_bytes``.
 """
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.parse import Command, OtherLine, parse_lines
+from judge.commands.identity import FINISHERS, Identity
+from judge.commands.parse import Command, Item, OtherLine, parse_lines
+from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
-from judge.service.errors import GameError
+from judge.mail import recipients
+from judge.service.errors import CountedRefusal, GameError
+from judge.store import counters
 
 # Importing the handler modules registers their commands.
 from judge.commands import handlers  # noqa: F401
 
 
-def execute(ctx: Context) -> Context:
-    items = parse_lines(list(ctx.mail.lines))
-    for item in items:
-        if ctx.halted:
-            ctx.answer(item.line_no, item.text, f"Not executed: {ctx.halted}", ok=False)
-            continue
-        if isinstance(item, OtherLine):
-            _other_line(ctx, item)
-            continue
-        refusal = _refusal(ctx, item)
-        if refusal:
-            ctx.answer(item.line_no, item.text, refusal, ok=False)
-            continue
-        if item.unterminated:
-            ctx.answer(item.line_no, item.text,
-                       f"Error: {item.spec.name} without {item.spec.block_end}; nothing was done.",
-                       ok=False)
-            continue
-        try:
-            item.spec.handler(ctx, item)
-        except (CommandError, GameError) as exc:
-            ctx.answer(item.line_no, item.text, f"Error: {exc}", ok=False)
-    # Finishers may add more (processing a phase announces it); run until none is left.
+class MailLimit(Exception):
+    """A command would make this mail cause more mail than one mail may."""
+
+
+def execute(ctx: Context, items: list[Item] | None = None) -> Context:
+    """Every line (by default, of the mail), then the finishers, in the caller's
+    transaction."""
+    run_items(ctx, parse_lines(list(ctx.mail.lines)) if items is None else items, 0)
+    run_finishers(ctx)
+    return ctx
+
+
+def run_items(ctx: Context, items: list[Item], start: int, until: float | None = None) -> int:
+    """Execute ``items[start:]`` until done or (after at least one) the monotonic time
+    ``until``; returns the index of the first item not executed."""
+    index = start
+    while index < len(items):
+        if until is not None and index > start and time.monotonic() >= until:
+            break
+        run_one(ctx, items[index])
+        index += 1
+    return index
+
+
+def run_one(ctx: Context, item: Item) -> None:
+    if ctx.halted:
+        ctx.answer(item.line_no, item.text, f"Not executed: {ctx.halted}", ok=False)
+        return
+    if isinstance(item, OtherLine):
+        if _guarded(ctx, item, lambda: _other_line(ctx, item)):
+            ctx.seen.clear()
+        return
+    refusal = ctx.refusals.get(item.line_no) or _refusal(ctx, item)
+    if refusal:
+        ctx.answer(item.line_no, item.text, refusal, ok=False)
+        if item.spec.words == ("SIGNON",):  # what follows was meant for the role signed on
+            ctx.halted = f"the SIGNON on line {item.line_no} was not executed"
+        return
+    if item.unterminated:
+        ctx.answer(item.line_no, item.text,
+                   f"Error: {item.spec.name} without {item.spec.block_end}; nothing was done.",
+                   ok=False)
+        return
+    if not item.spec.informational:
+        # what an informational command answers may be different after this one
+        if _guarded(ctx, item, lambda: item.spec.handler(ctx, item)):
+            ctx.seen.clear()
+        return
+    asked = _asked(ctx, item)
+    if asked in ctx.seen:
+        ctx.answer(item.line_no, item.text, f"Same as the answer to line {ctx.seen[asked]} above.")
+        return
+    # An answer that would make the reply too long is not given (nor, once the reply is
+    # full, worked out at all): one reply stays within [limits] reply_bytes.
+    limit = ctx.config.limits.reply_bytes
+    before = len(ctx.answers)
+    if ctx.reply_size < limit:
+        _guarded(ctx, item, lambda: item.spec.handler(ctx, item))
+        if ctx.reply_size <= limit:
+            ctx.seen[asked] = item.line_no
+            return
+        del ctx.answers[before:]
+    ctx.answer(item.line_no, item.text,
+               f"Not answered: the answer would make this reply longer than one reply may be "
+               f"({limit} bytes). Ask again in another mail.", ok=False)
+
+
+def run_finishers(ctx: Context) -> None:
+    # Finishers may ask for more (processing a phase announces it); run until none is left.
     done: set[str] = set()
     while pending := [k for k in ctx.finishers if k not in done]:
         for key in pending:
             done.add(key)
-            ctx.finishers[key](ctx)
-    return ctx
+            kind, _, ident = key.partition(":")
+            FINISHERS[kind](ctx, int(ident))
+
+
+def overflow_answer(ctx: Context, overflow: Overflow) -> None:
+    lines = (f"line {overflow.first_line}" if overflow.count == 1 else
+             f"lines {overflow.first_line} to {overflow.last_line}")
+    ctx.answer(overflow.first_line, f"({overflow.count} more line"
+               f"{'s' if overflow.count != 1 else ''})",
+               f"Not executed ({lines}): too many commands in one mail (at most "
+               f"{overflow.limit}). Send the rest in another mail.", ok=False)
+
+
+def _asked(ctx: Context, cmd: Command) -> str:
+    """What an informational command asks, as a key: the same words from the same role."""
+    identity = ctx.identity
+    who = f"{identity.seat_id}:{identity.power}" if identity is not None else "-"
+    return " ".join((who, *cmd.spec.words, *(a.upper() for a in cmd.args)))
+
+
+def _guarded(ctx: Context, item: Item, work: Callable[[], None]) -> bool:
+    """Run one command in a savepoint; a refusal undoes it and answers why.  False when it
+    was refused."""
+    answers, outgoing, also = len(ctx.answers), len(ctx.outgoing), len(ctx.reply_also)
+    identity = ctx.identity.saved() if ctx.identity is not None else None
+    try:
+        with ctx.session.begin_nested():
+            work()
+            _check_mail(ctx, outgoing, also)
+    except (CommandError, GameError, MailLimit) as exc:
+        del ctx.answers[answers:], ctx.outgoing[outgoing:], ctx.reply_also[also:]
+        ctx.identity = Identity.restored(identity, ctx.session) if identity else None
+        if isinstance(exc, CountedRefusal):  # a wrong password counts though nothing changed
+            exc.count(ctx.session)
+        verdict = "Not executed" if isinstance(exc, MailLimit) else "Error"
+        ctx.answer(item.line_no, item.text, f"{verdict}: {exc}", ok=False)
+        return False
+    return True
+
+
+def _check_mail(ctx: Context, outgoing: int, also: int) -> None:
+    """Refuse (MailLimit) a command whose mail would pass this mail's or its sender's limits."""
+    sender = ctx.mail.sender
+    addresses = [a for out in ctx.outgoing[outgoing:] if out.limited
+                 for a in dict.fromkeys(out.to)]
+    addresses += ctx.reply_also[also:]
+    others = [a for a in addresses if a != sender]
+    if not others:
+        return
+    limits = ctx.config.limits
+    if ctx.mail_to_others + len(others) > limits.mail_per_mail:
+        raise MailLimit(f"this mail has already made the judge write {ctx.mail_to_others} "
+                        f"mails to others, and this would make it more than one mail may "
+                        f"({limits.mail_per_mail}). Send it in another mail.")
+    # new to the judge, and not counted already for an earlier line of this mail
+    new = recipients.unheard(ctx.session, set(others)) - set(ctx.new_recipients)
+    if new:
+        if len(ctx.new_recipients) + len(new) > limits.new_recipients_per_mail:
+            raise MailLimit(f"this would make the judge write to more addresses that have "
+                            f"never written to it than one mail may "
+                            f"({limits.new_recipients_per_mail}).")
+        today = counters.count(ctx.session, "new-recipient", sender, ctx.now)
+        if today + len(new) > limits.new_recipients_per_day:
+            raise MailLimit(f"your mail has made the judge write to "
+                            f"{limits.new_recipients_per_day} addresses that had never written "
+                            f"to it today, as many as one address may in a day.")
+        counters.bump(ctx.session, "new-recipient", sender, ctx.now, len(new))
+    ctx.mail_to_others += len(others)
+    ctx.new_recipients.extend(sorted(new))
 
 
 def _refusal(ctx: Context, cmd: Command) -> str | None:

@@ -7,6 +7,7 @@ the game's state when checking a command, and hands it every line that is not a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -17,9 +18,10 @@ from judge.commands.registry import Role
 from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.errors import GameError
-from judge.service.formal_orders import submit_order_line
+from judge.service.formal_orders import enter_order_line
 from judge.service.games import lock_game
 from judge.service.orders import order_set, stored_orders
+from judge.service.faults import ProcessingFault, guarded
 from judge.service.phases import position_of, process_if_ready
 from judge.store.models import Game, Seat
 
@@ -33,6 +35,15 @@ class Identity:
     session: Session
     power: str | None = None  # the power ordered for (a player's, or the master's BECOME)
     power_seat_id: int | None = None
+
+    def saved(self) -> dict[str, Any]:
+        return dict(role=self.role.value, game_id=self.game_id, game_name=self.game_name,
+                    seat_id=self.seat_id, power=self.power, power_seat_id=self.power_seat_id)
+
+    @classmethod
+    def restored(cls, state: dict[str, Any], session: Session) -> "Identity":
+        return cls(Role(state["role"]), state["game_id"], state["game_name"], state["seat_id"],
+                   session, state["power"], state["power_seat_id"])
 
     def game(self, ctx: Context) -> Game:
         game = ctx.session.get(Game, self.game_id)
@@ -80,21 +91,28 @@ class Identity:
             raise CommandError(f"you no longer play {self.power.capitalize()}.")
         # the reply lists the power's orders even when every line is refused: a refused
         # line leaves the unit's previous order in place, and the player should see it
-        ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
+        ctx.finish_with("orders", seat.id)
         # DWO, SUR, SOI, Undo SOI first (refused with a reason outside Formal games)
-        text = submit_order_line(seat, game, position_of(game), line.text,
+        entry = enter_order_line(seat, game, position_of(game), line.text,
+                                 this_mail=ctx.order_keys.setdefault(seat.id, set()),
                                  **game_rules.order_options(game, ctx.now))
-        ctx.answer(line.line_no, line.text, f"Accepted: {text}")
-        ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+        ctx.answer(line.line_no, line.text, ctx.render("order_entry.txt", entry=entry))
+        ctx.finish_with("ready", game.id)
 
 
-def order_summary(ctx: Context, game: Game, seat: Seat) -> None:
+def order_summary(ctx: Context, seat_id: int) -> None:
     """The reply lists the power's full order set and the units still without orders."""
-    if seat.power is None or seat.kind != "power":
+    seat = ctx.session.get(Seat, seat_id)
+    if seat is None or seat.power is None or seat.kind != "power":
         return
+    game = ctx.session.get(Game, seat.game_id)
+    assert game is not None
     s = order_set(position_of(game), seat.power, stored_orders(seat),
                   build_any=game_rules.has(game, "BUILD_ANY"))
     lines = [f"  {o}" for o in s.orders] or ["  (none)"]
+    if s.repeated:
+        lines.append("Given more than one order, so holding (NO_CHECK): "
+                     + ", ".join(s.repeated) + ".")
     if s.missing:
         lines.append("Still without orders: " + ", ".join(s.missing) + ".")
     else:
@@ -105,8 +123,22 @@ def order_summary(ctx: Context, game: Game, seat: Seat) -> None:
 def process_when_ready(ctx: Context, game_id: int) -> None:
     game = lock_game(ctx.session, game_id)
     played = game.phase
-    events = process_if_ready(ctx.session, game, ctx.now)
+    try:
+        events = guarded(ctx.session, game, ctx.now, f"processing {played} (orders complete)",
+                         lambda: process_if_ready(ctx.session, game, ctx.now))
+    except ProcessingFault as fault:
+        # The orders of this mail stay; only the processing was undone (judge.service.faults).
+        ctx.note(f"{game.name}: all orders are in.",
+                 f"{played} could not be processed because of a fault in the judge ({fault})."
+                 " Your orders are kept; the master has been told, and the judge will try"
+                 " again.")
+        ctx.outgoing.extend(outgoing_for(fault.events, ctx.config.judge.name))
+        return
     if events:
         ctx.note(f"{game.name}: all orders are in.",
                  f"{played} has been processed; the results are mailed to everyone.")
         ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
+
+
+# What Context.finish_with may ask for, by kind: each takes the id it was asked with.
+FINISHERS = {"orders": order_summary, "ready": process_when_ready}

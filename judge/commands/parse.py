@@ -1,7 +1,7 @@
 """Turn the lines of a mail body into commands and other lines, keeping line numbers.
 
-Parsing needs no state: a line whose first words name a registered command is a command; any
-other non-empty line is kept as an :class:`OtherLine` for the executor to read as an order
+Parsing needs no state: a line whose first words name a registered command is a command (its
+``text``, the line as quoted back, shows its passwords as ``****``); any other non-empty line is kept as an :class:`OtherLine` for the executor to read as an order
 (after a SIGNON as a power) or to refuse.  ``//`` starts a comment.  A block command (PRESS,
 POSITION …) swallows the lines up to its end word, which are its text, never commands.
 """
@@ -16,7 +16,7 @@ from judge.commands.registry import CommandSpec, lookup
 @dataclass(frozen=True)
 class Command:
     line_no: int
-    text: str                      # the line as read (comment removed)
+    text: str                      # the line as read (comment removed, passwords as ****)
     spec: CommandSpec
     args: tuple[str, ...]          # the words after the command's name
     rest: str                      # the text after the command's name, spacing kept
@@ -31,6 +31,9 @@ class OtherLine:
 
 
 Item = Command | OtherLine
+
+# A password as any quoted line shows it.
+MASK = "****"
 
 
 def strip_comment(line: str) -> str:
@@ -52,6 +55,10 @@ def parse_lines(lines: list[str] | tuple[str, ...]) -> list[Item]:
             continue
         spec, used = found
         rest = _after_words(text, used)
+        secret = spec.secret_positions(tuple(tokens[used:]))
+        if secret:
+            hidden = {used + k for k in secret}
+            text = " ".join(MASK if n in hidden else t for n, t in enumerate(tokens))
         block: list[str] = []
         unterminated = False
         if spec.block_end:
@@ -76,3 +83,14 @@ def _after_words(text: str, count: int) -> str:
         rest = rest.lstrip().split(None, 1)
         rest = rest[1] if len(rest) > 1 else ""
     return rest.strip()
+
+
+def trailing_option(args: tuple[str, ...], word: str, least: int
+                    ) -> tuple[tuple[str, ...], str | None]:
+    """``args`` without a trailing ``<word> <value>`` (``PRIVACY secret``), and the value.
+
+    Only read when ``least`` words stay before it, so a game name or a password may itself
+    be the word."""
+    if len(args) >= least + 2 and args[-2].upper() == word.upper():
+        return args[:-2], args[-1]
+    return args, None

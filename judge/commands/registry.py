@@ -2,6 +2,11 @@
 
 Handlers register themselves with :func:`command`; later features add commands the same way.
 Lookup is by the longest run of leading words (``SET DRAW`` before ``SET``), case-insensitive.
+
+A command says which of its words are passwords (``secrets``): they are shown as ``****``
+wherever the line is quoted back, and their slow hashing is done before the store is locked
+(``prepare``, see judge.commands.prepare).  ``informational`` commands only answer (HELP, LIST,
+HISTORY …): the same one twice in a mail is answered once, and none is run once the reply is full.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from judge.commands.context import Context
     from judge.commands.parse import Command
+    from judge.commands.prepare import Preparation
 
 
 class Role(Flag):
@@ -26,6 +32,21 @@ class Role(Flag):
 
 
 Handler = Callable[["Context", "Command"], None]
+# The positions of the password words among a command's arguments.
+Secrets = Callable[[tuple[str, ...]], tuple[int, ...]]
+# Slow work for one command done before the store is locked (hashing, checking passwords).
+Preparer = Callable[["Preparation", "Command"], None]
+
+
+def positions(*where: int, privacy: bool = False) -> Secrets:
+    """Secrets at fixed positions (those the line has), and with ``privacy`` the privacy
+    password of a trailing ``PRIVACY <password>`` (judge.commands.parse.trailing_option)."""
+    def find(args: tuple[str, ...]) -> tuple[int, ...]:
+        found = tuple(i for i in where if i < len(args))
+        if privacy and len(args) >= 3 and args[-2].upper() == "PRIVACY":
+            found += (len(args) - 1,)
+        return found
+    return find
 
 
 @dataclass(frozen=True)
@@ -42,6 +63,12 @@ class CommandSpec:
     # Reading stops after this command (SIGNOFF).
     stops_reading: bool = False
     aliases: tuple[tuple[str, ...], ...] = field(default=())
+    secrets: Secrets | None = None
+    informational: bool = False
+    prepare: Preparer | None = None
+
+    def secret_positions(self, args: tuple[str, ...]) -> tuple[int, ...]:
+        return self.secrets(args) if self.secrets else ()
 
     @property
     def name(self) -> str:
@@ -55,14 +82,16 @@ _MAX_WORDS = 1
 def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: str = "",
             states: frozenset[str] | None = None, block_end: str | None = None,
             stops_reading: bool = False,
-            aliases: tuple[tuple[str, ...], ...] = ()) -> Callable[[Handler], Handler]:
+            aliases: tuple[tuple[str, ...], ...] = (), secrets: Secrets | None = None,
+            informational: bool = False,
+            prepare: Preparer | None = None) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of the command ``words``."""
 
     def register(handler: Handler) -> Handler:
         global _MAX_WORDS
         key = tuple(w.upper() for w in words)
         spec = CommandSpec(key, handler, roles, syntax or " ".join(key), summary, states,
-                           block_end, stops_reading, aliases)
+                           block_end, stops_reading, aliases, secrets, informational, prepare)
         for k in (key, *aliases):
             if k in _REGISTRY:
                 raise ValueError(f"command {' '.join(k)} registered twice")

@@ -1,7 +1,9 @@
 """The pure Diplomacy core: map, positions, order parser, adjudicator (no I/O).
 
 Nothing here imports SQLAlchemy, email, click or the rest of ``judge``; everything is frozen
-dataclasses in and out, deterministic, and fast.  The service layer uses it like this::
+values in and out (msgspec structs for what is made by the dozen each phase: units, orders,
+results, phases, positions; dataclasses for the rest), deterministic, and fast.  The service
+layer uses it like this::
 
     from judge.core import (load_map, initial_position, make_position, parse_order,
                             adjudicate, Phase, InputError)
@@ -37,12 +39,15 @@ Signatures:
   ``"M"``, ``"R"``, ``"A"``; orders: ``Hold Move Support Convoy Retreat Disband Build Remove
   Waive``, each with ``.text()`` in canonical MILA form
 * ``adjudicate(position, orders, *, skip_empty=True) -> PhaseResult``
-* ``check_order(position, power, order) -> str | None`` — why an order (parsed, for the
-  phase of ``position``) is illegal whatever the other orders are, or ``None``: the legality
-  rules of the adjudicator, for refusing an impossible order when it is given
+* ``check_order(position, power, order) -> OrderError | None`` — why an order (parsed, for
+  the phase of ``position``) is illegal whatever the other orders are, or ``None``: the
+  legality rules of the adjudicator, for refusing an impossible order when it is given.
+  ``OrderError`` (text, message) is the core's one refusal: the parser and every check
+  return it, never raise it
 * ``Phase.parse("S1901M")``, ``str(phase)``, ``phase.successor()``
 * ``Position.center_counts() / survivors() / winner() / units_of(power) / unit_at(province)``
-* ``judge.core.jsonio.adjudicate_document(doc: dict) -> dict`` — the §3.3 JSON contract
+* ``judge.core.jsonio.adjudicate_document(doc: dict) -> dict`` and ``adjudicate_json(line)
+  -> bytes`` — the JSON contract of ``judge adjudicate``
 * Result codes: see :mod:`judge.core.results`; rule choices: see
   :mod:`judge.core.adjudicator`.
 """
@@ -51,15 +56,50 @@ from judge.core.adjudicator import PhaseResult, adjudicate, check_order
 from judge.core.board import Dislodged, Position, Unit, initial_position, make_position
 from judge.core.errors import InputError
 from judge.core.maps import Map, load_map
-from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderError, Remove,
-                               Retreat, Support, UnitSpec, Waive, parse_order)
+from judge.core.orders import (
+                               Build,
+                               Convoy,
+                               Disband,
+                               Hold,
+                               Move,
+                               Order,
+                               OrderError,
+                               Remove,
+                               Retreat,
+                               Support,
+                               UnitSpec,
+                               Waive,
+                               parse_order,
+)
 from judge.core.phases import Phase
 from judge.core.results import CODES, OrderResult
 
 __all__ = [
-    "adjudicate", "check_order", "PhaseResult", "Dislodged", "Position", "Unit",
-    "initial_position",
-    "make_position", "InputError", "Map", "load_map", "Build", "Convoy", "Disband", "Hold",
-    "Move", "Order", "OrderError", "Remove", "Retreat", "Support", "UnitSpec", "Waive",
-    "parse_order", "Phase", "CODES", "OrderResult",
+                               "CODES",
+                               "Build",
+                               "Convoy",
+                               "Disband",
+                               "Dislodged",
+                               "Hold",
+                               "InputError",
+                               "Map",
+                               "Move",
+                               "Order",
+                               "OrderError",
+                               "OrderResult",
+                               "Phase",
+                               "PhaseResult",
+                               "Position",
+                               "Remove",
+                               "Retreat",
+                               "Support",
+                               "Unit",
+                               "UnitSpec",
+                               "Waive",
+                               "adjudicate",
+                               "check_order",
+                               "initial_position",
+                               "load_map",
+                               "make_position",
+                               "parse_order",
 ]

@@ -6,59 +6,58 @@ questions the service layer asks about a position: centre counts, survivors, vic
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from types import MappingProxyType
-from typing import Callable, Iterable, Mapping
 
-from judge.core._frozen import draft_builder, slot_setters
+import msgspec
+
 from judge.core.errors import InputError
 from judge.core.maps import ARMY, FLEET, Map, parse_unit_code, province_of
-from judge.core.phases import Phase
+from judge.core.phases import RETREATS, Phase
 
 
-@dataclass(frozen=True, order=True, slots=True, init=False)
-class Unit:
-    """A unit: owning power, kind (``"A"``/``"F"``) and location (``"PAR"``, ``"STP/NC"``)."""
+class Unit(msgspec.Struct, frozen=True, order=True):
+    """A unit: owning power, kind (``"A"``/``"F"``) and location (``"PAR"``, ``"STP/NC"``).
+
+    A frozen value (msgspec builds it in C); units of a map's places come from
+    :func:`unit_table`, made once.  ``province`` and ``code`` are derived from the location
+    when the unit is made (whatever is given for them): the resolver asks for the province
+    constantly, the JSON contract for the code.
+    """
 
     power: str
     kind: str
     location: str
-    # derived, stored once: the resolver asks for it constantly
-    province: str = field(init=False, repr=False, compare=False)
+    province: str = ""  # "STP" for "STP/NC"
+    code: str = ""  # "F STP/NC": the form used by the JSON contract
 
-    def __init__(self, power: str, kind: str, location: str) -> None:
-        # built for every moving unit of every phase: slot setters (see _frozen)
-        s_power, s_kind, s_location, s_province = _SET_UNIT
-        s_power(self, power)
-        s_kind(self, kind)
-        s_location(self, location)
-        s_province(self, location.partition("/")[0])
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "province", province_of(self.location))
+        msgspec.structs.force_setattr(self, "code", f"{self.kind} {self.location}")
 
-    @property
-    def code(self) -> str:
-        """``"F STP/NC"``: the form used by the JSON contract."""
-        return f"{self.kind} {self.location}"
+    def __repr__(self) -> str:  # what makes the unit, not what is derived from it
+        return f"Unit(power={self.power!r}, kind={self.kind!r}, location={self.location!r})"
 
     def text(self, m: Map) -> str:
         """``"Fleet St Petersburg (north coast)"``: the classic Judge wording."""
         return ("Army " if self.kind == ARMY else "Fleet ") + m.location_text(self.location)
 
 
-_SET_UNIT = slot_setters(Unit, "power", "kind", "location", "province")
+@cache
+def unit_table(m: Map) -> Mapping[str, Mapping[str, Unit]]:
+    """Every unit that can stand on the map: power → code (``"A PAR"``, ``"F STP/NC"``) → unit.
 
-
-@lru_cache(maxsize=None)
-def unit_values(m: Map) -> Mapping[tuple[str, str, str], Unit]:
-    """Every unit that can stand on the map, by ``(power, kind, location)``.
-
-    Units are immutable values, so the adjudicator takes the unit a move leaves behind from
-    this per-map table rather than building it: a lookup costs a fraction of an ``__init__``.
+    Positions are built and moves carried out by looking units up here: a lookup costs less
+    than checking a code and making the unit, and the unit's derived values are computed once.
     """
-    locations = [loc for p in m.provinces for loc in {p, *m.locations(p)}]
-    return MappingProxyType({(power, kind, loc): Unit(power, kind, loc)
-                             for power in m.powers for kind in (ARMY, FLEET)
-                             for loc in locations if m.can_hold(kind, loc)})
+    locations = [loc for p in m.provinces for loc in dict.fromkeys((p, *m.locations(p)))]
+    return MappingProxyType({
+        power: MappingProxyType({f"{kind} {loc}": Unit(power, kind, loc)
+                                 for kind in (ARMY, FLEET) for loc in locations
+                                 if m.can_hold(kind, loc)})
+        for power in m.powers})
 
 
 @dataclass(frozen=True)
@@ -67,18 +66,32 @@ class Dislodged:
 
     unit: Unit
     retreats: tuple[str, ...]
-    attacker_from: str | None = None  # province the dislodging unit came from (information)
+    # province the dislodging unit came from: information only, not part of the board
+    attacker_from: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
-    """Everything needed to adjudicate a phase except the orders."""
+class Position(msgspec.Struct, frozen=True, gc=False):
+    """Everything needed to adjudicate a phase except the orders.
 
-    map: Map = field(repr=False, compare=False)
+    A frozen value (msgspec): one or two are made for every phase adjudicated.  The map is
+    where the board is, not part of it: equality and ``repr`` leave it out.
+    """
+
+    map: Map
     phase: Phase
     units: tuple[Unit, ...]
     centers: Mapping[str, frozenset[str]]  # power → owned centres (read-only)
     dislodged: tuple[Dislodged, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (self.phase, self.units, self.centers, self.dislodged) == (
+            other.phase, other.units, other.centers, other.dislodged)
+
+    def __repr__(self) -> str:
+        return (f"Position(phase={self.phase!r}, units={self.units!r}, "
+                f"centers={self.centers!r}, dislodged={self.dislodged!r})")
 
     # -- queries ------------------------------------------------------------------------------
     def unit_at(self, province: str) -> Unit | None:
@@ -101,7 +114,7 @@ class Position:
         return {p: len(self.centers.get(p, ())) for p in self.map.powers}
 
     def survivors(self) -> tuple[str, ...]:
-        """Powers that own a centre or have a unit (DESIGN §5), in map order."""
+        """Powers that own a centre or have a unit, in map order."""
         alive = {u.power for u in self.units} | {p for p, c in self.centers.items() if c}
         alive |= {d.unit.power for d in self.dislodged}
         return tuple(p for p in self.map.powers if p in alive)
@@ -114,10 +127,6 @@ class Position:
         if len(counts) > 1 and counts[1][1] == counts[0][1]:
             return None
         return counts[0][0]
-
-
-# the adjudicator makes the next position of every phase (see _frozen)
-build_position: Callable[..., Position] = draft_builder(Position)
 
 
 def freeze_centers(centers: Mapping[str, Iterable[str]]) -> Mapping[str, frozenset[str]]:
@@ -137,45 +146,93 @@ def make_position(
     legal retreat locations.  Raises :class:`InputError` on anything inconsistent.
     """
     ph = phase if isinstance(phase, Phase) else Phase.parse(phase)
-    seen: dict[str, Unit] = {}
-    for power, codes in units.items():
-        _check_power(m, power)
-        for code in codes:
-            u = _make_unit(m, power, code)
-            if u.province in seen:
-                raise InputError(f"two units in {u.province}: {seen[u.province].code} and {u.code}")
-            seen[u.province] = u
+    placed = _place_units(m, units)
     if centers is None:
         centers = {p.name: p.home_centers for p in m.powers.values()}
+    owned = _owners(m, centers)
+    dis = _dislodged_units(m, ph, dislodged or {}, placed)
+    # units and dislodged units in province order, as the adjudicator makes them
+    return Position(m, ph, tuple(map(placed.__getitem__, sorted(placed))),
+                    MappingProxyType(owned), tuple(sorted(dis, key=lambda d: d.unit.province)))
+
+
+def _place_units(m: Map, units: Mapping[str, Iterable[str]]) -> dict[str, Unit]:
+    """Province → unit, every code checked, two units in one province refused."""
+    placed: dict[str, Unit] = {}
+    table = unit_table(m)
+    for power, codes in units.items():
+        if power not in m.powers:
+            raise _unknown_power(m, power)
+        known = table[power]
+        for code in codes:
+            # the usual spelling is looked up; anything else is read and checked
+            u = known.get(code) if type(code) is str else None
+            if u is None:
+                u = _make_unit(m, power, code)
+            p = u.province
+            if p in placed:
+                raise InputError(f"two units in {p}: {placed[p].code} and {u.code}")
+            placed[p] = u
+    return placed
+
+
+def _owners(m: Map, centers: Mapping[str, Iterable[str]]) -> dict[str, frozenset[str]]:
+    """Power → the centres it owns (powers owning none left out), every centre checked."""
+    owned: dict[str, frozenset[str]] = {}
+    taken: set[str] = set()
+    for power, given in centers.items():
+        if power not in m.powers:
+            raise _unknown_power(m, power)
+        try:
+            mine = frozenset(given)
+        except TypeError:  # something unhashable: the careful reading says what
+            return _owners_read_one_by_one(m, centers)
+        # centres in the usual spelling owned by nobody else, checked at once
+        if not (mine <= m.supply_centers and taken.isdisjoint(mine)):
+            return _owners_read_one_by_one(m, centers)
+        taken |= mine
+        if mine:
+            owned[power] = mine
+    return owned
+
+
+def _owners_read_one_by_one(m: Map, centers: Mapping[str, Iterable[str]]
+                            ) -> dict[str, frozenset[str]]:
     owner: dict[str, str] = {}
-    for power, owned in centers.items():
-        _check_power(m, power)
-        for c in owned:
+    for power, given in centers.items():
+        if power not in m.powers:
+            raise _unknown_power(m, power)
+        for c in given:
             c = str(c).upper()
             if c not in m.supply_centers:
                 raise InputError(f"{c!r} is not a supply centre")
-            if c in owner and owner[c] != power:
+            if owner.setdefault(c, power) != power:
                 raise InputError(f"centre {c} owned by both {owner[c]} and {power}")
-            owner[c] = power
+    owned: dict[str, set[str]] = {}
+    for c, p in owner.items():
+        owned.setdefault(p, set()).add(c)
+    return {p: frozenset(cs) for p, cs in owned.items()}
+
+
+def _dislodged_units(m: Map, ph: Phase, dislodged: Mapping[str, Mapping[str, Iterable[str]]],
+                     placed: Mapping[str, Unit]) -> list[Dislodged]:
+    """The dislodged units with their retreats checked (retreat phases only)."""
     dis: list[Dislodged] = []
-    for power, entries in (dislodged or {}).items():
-        _check_power(m, power)
+    for power, entries in dislodged.items():
+        if power not in m.powers:
+            raise _unknown_power(m, power)
         if not isinstance(entries, Mapping):
             raise InputError(f"dislodged units of {power} must map unit to retreats")
         for code, retreats in entries.items():
             u = _make_unit(m, power, code)
-            locs = []
-            for r in retreats:
-                r = str(r).upper()
-                if not m.is_location(r):
-                    raise InputError(f"unknown retreat location {r!r} for {u.code}")
-                locs.append(r)
-            dis.append(Dislodged(u, tuple(locs)))
-    fixed: dict[str, set[str]] = {}
-    for c, p in owner.items():
-        fixed.setdefault(p, set()).add(c)
-    return Position(m, ph, tuple(sorted(seen.values(), key=lambda u: u.province)),
-                    freeze_centers(fixed), tuple(dis))
+            if any(d.unit.province == u.province for d in dis):
+                raise InputError(f"two dislodged units in {u.province}")
+            locs = tuple(_check_retreat_option(m, u, str(r).upper(), placed) for r in retreats)
+            if locs or ph.type == RETREATS:
+                dis.append(Dislodged(u, locs))
+    if dis and ph.type != RETREATS:
+        raise InputError("dislodged units with retreats are only for retreat phases")
+    return dis
 
 
 def initial_position(m: Map) -> Position:
@@ -183,9 +240,26 @@ def initial_position(m: Map) -> Position:
     return make_position(m, m.start_phase, {p.name: p.starting_units for p in m.powers.values()})
 
 
-def _check_power(m: Map, power: str) -> None:
-    if power not in m.powers:
-        raise InputError(f"unknown power {power!r} (powers: {', '.join(m.powers)})")
+def _check_retreat_option(m: Map, u: Unit, loc: str, occupied: Mapping[str, Unit]) -> str:
+    """``loc`` if the dislodged unit ``u`` could retreat there, else :class:`InputError`.
+
+    An army's retreat is written with the bare province (``BUL``), a fleet's with the coast it
+    reaches (``BUL/EC``): exactly the locations the unit could stand on and move to.
+    """
+    prov = province_of(loc)
+    if prov not in m.provinces or not m.can_hold(u.kind, loc):
+        raise InputError(f"{u.code} cannot retreat to {loc!r}: no such place for "
+                         f"{'an army' if u.kind == ARMY else 'a fleet'}")
+    near = m.army_adj[u.province] if u.kind == ARMY else m.fleet_adj.get(u.location, ())
+    if loc not in near:
+        raise InputError(f"{u.code} cannot retreat to {loc}: not adjacent")
+    if prov in occupied:
+        raise InputError(f"{u.code} cannot retreat to {loc}: {occupied[prov].code} is there")
+    return loc
+
+
+def _unknown_power(m: Map, power: str) -> InputError:
+    return InputError(f"unknown power {power!r} (powers: {', '.join(m.powers)})")
 
 
 def _make_unit(m: Map, power: str, code: str) -> Unit:
@@ -197,4 +271,4 @@ def _make_unit(m: Map, power: str, code: str) -> Unit:
         raise InputError(f"fleet in {prov} needs a coast, e.g. {m.locations(prov)[0]}")
     if not m.can_hold(kind, loc):
         raise InputError(f"a {'fleet' if kind == FLEET else 'army'} cannot stand in {loc}")
-    return Unit(power, kind, loc)
+    return unit_table(m)[power][f"{kind} {loc}"]

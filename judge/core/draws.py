@@ -11,7 +11,7 @@ Modes (:func:`draw_mode`)
     ``SET DRAW`` approves a draw of all survivors; :func:`evaluate_dias` passes it when every
     survivor approves.
 ``NODIAS`` (the master's ``SET NODIAS``)
-    ``SET DRAW <list>``; :func:`evaluate_nodias` is the closed form of DESIGN §5, cross-checked
+    ``SET DRAW <list>``; :func:`evaluate_nodias` is the closed form of the Judge's rule (GET DRAWS), cross-checked
     by tests against the brute force :func:`approved_draws`.  Voter x approves a non-empty
     draw D iff D ⊆ L(x) ∪ {x}, and x ∈ D when x ∈ L(x) ("insisting").  No vote or ``SET
     NODRAW`` means L(x) = {x}.  The approved draws are exactly the sets D with
@@ -26,7 +26,7 @@ Modes (:func:`draw_mode`)
 Concessions (``SET CONCEDE <power>``) are evaluated by :func:`evaluate_concession` in DIAS and
 NODIAS games.
 
-Decisions where the seeds are silent
+Decisions where the Judge's draw rules are silent
 ------------------------------------
 * Votes of non-survivors are ignored; only survivors count.  No survivors: nothing passes.
 * A result with a single member is always a ``concession``, whatever produced it.
@@ -49,7 +49,7 @@ Decisions where the seeds are silent
   SOLO or number voter and no LOSS voter, so it can only be R = survivors − LOSS voters.  It
   passes when each member's limit allows |R| (SOLO is a limit of 1, the same as ``VOTE 1``);
   a single member gets a concession (so ``VOTE 3`` accepts a concession to oneself).  When
-  everybody votes LOSS, R would be empty and seed 002's rule applies: a draw of all
+  everybody votes LOSS, R would be empty and DPjudge's rule applies: a draw of all
   survivors.  ``VOTE <n>`` takes 1 ≤ n ≤ number of powers in the variant.
 * :attr:`Outcome.reason` never reveals an individual vote (votes are secret): it may be
   shown to any player.
@@ -59,11 +59,12 @@ Decisions where the seeds are silent
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
+
+from judge.core.powers import PowerNameError, PowerNames, find_power, find_powers
 
 STANDARD_POWERS: tuple[str, ...] = (
     "AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
@@ -105,53 +106,30 @@ def _none(reason: str) -> Outcome:
 
 # --------------------------------------------------------------------------------- parsing
 
-_SEPARATORS = re.compile(r"[\s,]+")
+def _table(all_powers: Iterable[str] | PowerNames) -> PowerNames:
+    return all_powers if isinstance(all_powers, PowerNames) else PowerNames.of_names(all_powers)
 
 
-def _initials(all_powers: Iterable[str]) -> dict[str, str]:
-    """Initial → power, for the initials that name exactly one power."""
-    seen: dict[str, list[str]] = {}
-    for power in all_powers:
-        seen.setdefault(power[0].upper(), []).append(power)
-    return {letter: powers[0] for letter, powers in seen.items() if len(powers) == 1}
-
-
-def _letters(all_powers: Iterable[str]) -> str:
-    return " ".join(sorted(_initials(all_powers)))
-
-
-def _lookup_tokens(text: str, all_powers: tuple[str, ...]) -> list[str] | VoteError:
-    """Powers named in ``text`` in the order written (duplicates kept)."""
-    names = {p.upper(): p for p in all_powers}
-    initials = _initials(all_powers)
-    found: list[str] = []
-    for token in (t for t in _SEPARATORS.split(text.strip()) if t):
-        upper = token.upper()
-        if upper in names:
-            found.append(names[upper])
-        elif upper.isalpha() and all(ch in initials for ch in upper):
-            found.extend(initials[ch] for ch in upper)
-        else:
-            bad = next((ch for ch in upper if ch not in initials), upper)
-            if upper.isalpha() and 1 < len(upper) <= 4:  # looks like initials: AEX
-                what = f'"{bad}" (in "{token}") is not a power initial'
-            else:
-                what = f'"{token}" is not a power'
-            return VoteError(f"{what}; use the initials {_letters(all_powers)} "
-                             f"or the powers' names")
+def _lookup_tokens(text: str, table: PowerNames) -> list[str] | VoteError:
+    """Powers named in ``text`` in the order written (duplicates kept): the shared reader of
+    power lists (:func:`judge.core.powers.find_powers`)."""
+    found = find_powers(table, text)
+    if isinstance(found, PowerNameError):
+        return VoteError(found.message)
     return found
 
 
 def parse_power_list(text: str, survivors: Iterable[str],
-                     all_powers: Iterable[str] = STANDARD_POWERS) -> frozenset[str] | VoteError:
-    """The powers of a ``SET DRAW`` list: ``AEF``, ``A E F``, ``A,E,F``, ``Austria England``.
+                     all_powers: Iterable[str] | PowerNames = STANDARD_POWERS
+                     ) -> frozenset[str] | VoteError:
+    """The powers of a ``SET DRAW`` list: ``AEF``, ``A E F``, ``A,E,F``, ``Austria England``
+    (with a map's :class:`PowerNames`, adjectives too: ``French German``).
 
     Case does not matter and the forms may be mixed.  Errors (returned, not raised): an empty
     list, an unknown power, a power that is not a survivor, a power named twice.
     """
-    powers = tuple(all_powers)
     alive = frozenset(survivors)
-    found = _lookup_tokens(text, powers)
+    found = _lookup_tokens(text, _table(all_powers))
     if isinstance(found, VoteError):
         return found
     if not found:
@@ -171,16 +149,18 @@ def parse_power_list(text: str, survivors: Iterable[str],
 
 
 def parse_power(text: str, survivors: Iterable[str],
-                all_powers: Iterable[str] = STANDARD_POWERS) -> str | VoteError:
-    """Exactly one surviving power (``F`` or ``France``): for concessions."""
-    result = parse_power_list(text, survivors, all_powers)
-    if isinstance(result, VoteError):
-        if result.message.startswith("the list of powers is empty"):
-            return VoteError("name the power, e.g. SET CONCEDE F")
-        return result
-    if len(result) != 1:
-        return VoteError("name exactly one power")
-    return next(iter(result))
+                all_powers: Iterable[str] | PowerNames = STANDARD_POWERS) -> str | VoteError:
+    """Exactly one surviving power (``F``, ``France``, ``French``, ``Fra``): for concessions.
+    The same reader as every command naming one power (:func:`judge.core.powers.find_power`).
+    """
+    if not text.strip():
+        return VoteError("name the power, e.g. SET CONCEDE F")
+    found = find_power(_table(all_powers), text)
+    if isinstance(found, PowerNameError):
+        return VoteError(found.message)
+    if found not in frozenset(survivors):
+        return VoteError(f"{found.capitalize()} has been eliminated")
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +240,7 @@ def _allowed(power: str, lists: Mapping[str, frozenset[str] | None]) -> tuple[fr
 
 def evaluate_nodias(survivors: Iterable[str],
                     lists: Mapping[str, frozenset[str] | None]) -> Outcome:
-    """The Judge's NoDIAS rule in closed form (DESIGN §5)."""
+    """The Judge's NoDIAS rule in closed form (the GET DRAWS help text states it)."""
     alive = frozenset(survivors)
     if not alive:
         return _none("there are no survivors")

@@ -1,10 +1,19 @@
-"""Exceptions of the pure core.
+"""How the pure core says no: one exception for bad input, one value for refused orders.
 
-Only :class:`InputError` crosses the core's boundary as an exception: it reports malformed
-input to the JSON contract (§3.3) or to the position constructors.  Order mistakes are *not*
-exceptions — the parser returns :class:`judge.core.orders.OrderError` values so that a mail
-reply can quote every bad line.
+:class:`InputError` is the only exception that crosses the core's boundary: malformed input to
+the JSON contract or to the position constructors.
+
+:class:`OrderError` is the core's one refusal of an order, returned, never raised, so that a
+mail reply can quote every bad line: the parser returns it for a line that is not an order,
+and every check returns it for an order the board does not allow (``check_order``, the
+legality of moves, supports, convoys, retreats and builds).  A function that can refuse
+returns its answer or an ``OrderError``; one with nothing to answer returns ``None`` or an
+``OrderError``.
 """
+
+from __future__ import annotations
+
+import msgspec
 
 
 class InputError(ValueError):
@@ -13,3 +22,13 @@ class InputError(ValueError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class OrderError(msgspec.Struct, frozen=True, gc=False):
+    """A refused order: the line or order as written and why, in words fit for a mail reply."""
+
+    text: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.text}: {self.message}"

@@ -1,4 +1,4 @@
-"""The game-rule registry: the DPjudge rules of seed 002 and how a chosen set of them resolves.
+"""The game-rule registry: DPjudge's game rules and how a chosen set of them resolves.
 
 The rules themselves are data (``judge/variants/rules.json``); this module loads them once and
 answers three questions for the command layer: what does ``GET RULES`` list
@@ -6,7 +6,7 @@ answers three questions for the command layer: what does ``GET RULES`` list
 (:func:`resolve_rules`), and which of them may still change once the game runs
 (:func:`can_change_after_start`, :func:`change_rules_after_start`).
 
-Each rule carries the seed's markers: ``+X`` (implies X), ``-X`` (removes X), ``!X`` (conflicts
+Each rule carries the markers of DPjudge's rule list: ``+X`` (implies X), ``-X`` (removes X), ``!X`` (conflicts
 with X) and ``=X`` (implies X unless something removes it).  Resolution never looks at the
 order in which rules were listed: it works on sets and computes least fixed points of monotone
 closures, so any permutation of the same names gives the same answer.
@@ -14,7 +14,7 @@ closures, so any permutation of the same names gives the same answer.
 1. *Candidates*: the requested rules closed under ``+`` and ``=``.
 2. *Removed*: every rule that some candidate removes.  A removal is honoured even when the
    remover is itself removed (the conservative reading: a rule that could be in force can
-   take another away); no rule of seed 002 makes this matter.
+   take another away); no rule of DPjudge's makes this matter.
 3. A requested rule that is removed is a conflict: the master asked for both, as with
    ``NO_PRESS`` and ``PUBLIC_PRESS``, whose mutual ``-`` markers would otherwise make the
    outcome depend on which came last.
@@ -52,7 +52,7 @@ class Rule:
 
     @property
     def markers(self) -> str:
-        """The markers as the seed writes them, e.g. ``"(+NO_DEADLINE +CD_DUMMIES)"``."""
+        """The markers as DPjudge's rule list writes them, e.g. ``"(+NO_DEADLINE +CD_DUMMIES)"``."""
         parts = [f"+{x}" for x in self.implies]
         parts += [f"={x}" for x in self.implied_unless_removed]
         parts += [f"-{x}" for x in self.removes]
@@ -115,7 +115,7 @@ class Registry:
 
     rules: Mapping[str, Rule]
     aliases: Mapping[str, str]
-    external: Mapping[str, str]  # rule the seed mentions but does not define → note
+    external: Mapping[str, str]  # rule DPjudge's list mentions but does not define → note
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Registry:
@@ -313,7 +313,7 @@ def _unknown_message(name: str, reg: Registry) -> str:
 
 
 def rule_descriptions(registry: Registry | None = None) -> tuple[Rule, ...]:
-    """Every rule, in the seed's order, with its markers and description."""
+    """Every rule, in the order of DPjudge's rule list, with its markers and description."""
     return tuple((registry or load_registry()).rules.values())
 
 

@@ -1,28 +1,88 @@
-"""The adjudication JSON contract of DESIGN §3.3 as one pure function.
+"""The adjudication JSON contract as pure functions.
 
 ``adjudicate_document(doc)`` takes the decoded input object and returns the output object;
-any bad input raises :class:`judge.core.errors.InputError` with a one-line message.  Results
-per order use the codes of :mod:`judge.core.results` (``dislodged`` wins when a unit was
-dislodged); powers' orders are listed as given, followed by the defaults the judge supplied
-for units left without orders.
+``adjudicate_json(line)`` does the same from JSON text to compact JSON bytes (what
+``judge adjudicate --jsonl`` does with each line).  Any bad input raises
+:class:`judge.core.errors.InputError` with a one-line message: input that is not JSON, keys or
+values of the wrong shape, a position that cannot be, order lines that cannot be read or that
+name no unit on the board.  Results per order use the codes of :mod:`judge.core.results`
+(``dislodged`` wins when a unit was dislodged); powers' orders are listed as given, followed by
+the defaults the judge supplied for units left without orders.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from judge.core.adjudicator import adjudicate
+import msgspec
+
+from judge.core.adjudicator import adjudicate_phase
 from judge.core.board import Position, make_position
 from judge.core.errors import InputError
 from judge.core.maps import Map, load_map
-from judge.core.orders import OrderError, parse_order
-from judge.core.phases import RETREATS, Phase
+from judge.core.phases import ADJUSTMENTS, Phase
+from judge.core.results import DISLODGED, INVALID, OrderResult, PhaseOutcome
 
 _KEYS = {"variant", "phase", "units", "centers", "dislodged", "orders"}
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
 
 
-def adjudicate_document(doc: Any) -> dict:
-    """Adjudicate one §3.3 input object; see module docstring."""
+class _Usual(msgspec.Struct, forbid_unknown_fields=True):
+    """The input object of the usual shape, which msgspec checks as it decodes; anything else
+    is read by :func:`_read`, which says what is wrong."""
+
+    phase: str
+    variant: str = "standard"
+    units: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    centers: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    dislodged: dict[str, dict[str, list[str]]] = msgspec.field(default_factory=dict)
+    orders: dict[str, list[str]] = msgspec.field(default_factory=dict)
+
+
+_decode_usual = msgspec.json.Decoder(_Usual).decode
+
+
+def decode_json(text: bytes | str) -> Any:
+    """The JSON value of ``text``, or :class:`InputError` saying why it is not JSON."""
+    try:
+        return _decode(text)
+    except msgspec.DecodeError as exc:
+        raise InputError(f"not valid JSON: {exc}") from None
+
+
+def adjudicate_json(text: bytes | str) -> bytes:
+    """One input object as JSON text → its output object as compact JSON (UTF-8)."""
+    try:
+        given = _decode_usual(text)
+    except msgspec.ValidationError:  # JSON, but not of the usual shape
+        return _encode(adjudicate_document(decode_json(text)))
+    except msgspec.DecodeError as exc:
+        raise InputError(f"not valid JSON: {exc}") from None
+    m = load_map(given.variant.lower())
+    phase = Phase.parse(given.phase)
+    powers = m.powers.keys()
+    if not (given.units.keys() <= powers and given.centers.keys() <= powers
+            and given.dislodged.keys() <= powers and given.orders.keys() <= powers):
+        return _encode(adjudicate_document(decode_json(text)))  # says which power is unknown
+    pos = make_position(m, phase, given.units, given.centers, given.dislodged)
+    return _encode(_adjudicated(pos, given.orders))
+
+
+def adjudicate_document(doc: Any) -> dict[str, Any]:
+    """Adjudicate one input object; see module docstring."""
+    return _adjudicated(*_read(doc))
+
+
+def _adjudicated(pos: Position, orders: dict[str, list[str]]) -> dict[str, Any]:
+    done, nxt = adjudicate_phase(pos, orders)
+    _refuse_bad_orders(pos, orders, done.results)
+    return _output(pos, orders, done, nxt)
+
+
+def _read(doc: Any) -> tuple[Position, dict[str, list[str]]]:
+    """The position and orders of an input object, every value checked."""
     if not isinstance(doc, dict):
         raise InputError("input must be a JSON object")
     extra = set(doc) - _KEYS
@@ -38,8 +98,6 @@ def adjudicate_document(doc: Any) -> dict:
     units = _power_map(m, doc.get("units", {}), "units", list)
     centers = _power_map(m, doc.get("centers", {}), "centers", list)
     dislodged = _power_map(m, doc.get("dislodged", {}), "dislodged", dict)
-    if dislodged and phase.type != RETREATS:
-        raise InputError("'dislodged' is only for retreat phases")
     for power, entries in dislodged.items():
         for code, retreats in entries.items():
             if not isinstance(code, str) or not isinstance(retreats, list):
@@ -49,35 +107,10 @@ def adjudicate_document(doc: Any) -> dict:
         for line in lines:
             if not isinstance(line, str):
                 raise InputError(f"orders of {power} must be strings")
-    pos = make_position(m, phase, units, centers, dislodged)
-    _check_orders(m, pos, orders)
-
-    result = adjudicate(pos, orders)
-    results: dict[str, list[dict[str, str]]] = {}
-    for power in m.powers:
-        given = orders.get(power, [])
-        mine = [r for r in result.results if r.power == power]
-        mine.sort(key=lambda r: (r.default, given.index(r.text) if r.text in given else 0))
-        if mine:
-            results[power] = [{"order": r.text, "result": r.code} for r in mine]
-    out_units: dict[str, list[str]] = {}
-    for u in result.units:
-        out_units.setdefault(u.power, []).append(u.code)
-    out_dis: dict[str, dict[str, list[str]]] = {}
-    for d in result.dislodged:
-        out_dis.setdefault(d.unit.power, {})[d.unit.code] = list(d.retreats)
-    nxt = result.position
-    return {
-        "phase": str(phase),
-        "results": results,
-        "units": {p: sorted(v) for p, v in sorted(out_units.items())},
-        "dislodged": dict(sorted(out_dis.items())),
-        "centers": {p: sorted(c) for p, c in sorted(nxt.centers.items()) if c},
-        "next_phase": str(nxt.phase),
-    }
+    return make_position(m, phase, units, centers, dislodged), orders
 
 
-def _power_map(m: Map, value: Any, key: str, inner: type) -> dict:
+def _power_map(m: Map, value: Any, key: str, inner: type) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"'{key}' must be an object mapping powers to {inner.__name__}s")
     for power, v in value.items():
@@ -88,14 +121,78 @@ def _power_map(m: Map, value: Any, key: str, inner: type) -> dict:
     return value
 
 
-def _check_orders(m: Map, pos: Position, orders: dict[str, list[str]]) -> None:
-    """Unreadable orders and orders for units not on the board are bad input here."""
+def _refuse_bad_orders(pos: Position, orders: dict[str, list[str]],
+                       results: tuple[OrderResult, ...]) -> None:
+    """Unreadable orders, and orders for units not on the board, are bad input here.
+
+    The adjudicator has already read every line and looked for its unit (and marked these
+    lines invalid): its results say which lines are bad.  The first bad line in the order
+    given is refused."""
+    bad: dict[tuple[str, str], str] = {}
+    for r in results:
+        if r.result == INVALID and r.unit is None:
+            why = _bad_input(pos, r)
+            if why:
+                bad.setdefault((r.power, r.text), why)
+    if bad:
+        for power, lines in orders.items():
+            for line in lines:
+                if (power, line) in bad:
+                    raise InputError(f"{power}: {line!r}: {bad[power, line]}")
+
+
+def _bad_input(pos: Position, r: OrderResult) -> str | None:
+    """Why a refused line is bad input, if it is (an unreadable line, or one naming a unit
+    that is not on the board in a movement or retreat phase)."""
+    if r.order is None:
+        return r.message
+    spec = getattr(r.order, "unit", None)
+    if spec is None or pos.phase.type == ADJUSTMENTS:
+        return None
     on_board = {u.province for u in pos.units} | {d.unit.province for d in pos.dislodged}
-    for power, lines in orders.items():
-        for line in lines:
-            o = parse_order(m, line, pos.phase.type)
-            if isinstance(o, OrderError):
-                raise InputError(f"{power}: {line!r}: {o.message}")
-            spec = getattr(o, "unit", None)
-            if spec is not None and pos.phase.type != "A" and spec.province not in on_board:
-                raise InputError(f"{power}: {line!r}: no unit in {spec.province}")
+    return None if spec.province in on_board else f"no unit in {spec.province}"
+
+
+def _output(pos: Position, orders: dict[str, list[str]], done: PhaseOutcome, nxt: Position
+            ) -> dict[str, Any]:
+    units: dict[str, list[str]] = {}
+    for u in done.units:
+        units.setdefault(u.power, []).append(u.code)
+    dislodged: dict[str, dict[str, list[str]]] = {}
+    for d in done.dislodged:
+        dislodged.setdefault(d.unit.power, {})[d.unit.code] = list(d.retreats)
+    return {
+        "phase": str(pos.phase),
+        "results": _results(pos.map, orders, done.results),
+        "units": {p: sorted(v) for p, v in sorted(units.items())},
+        "dislodged": dict(sorted(dislodged.items())),
+        "centers": {p: sorted(c) for p, c in sorted(nxt.centers.items()) if c},
+        "next_phase": str(nxt.phase),
+    }
+
+
+def _results(m: Map, orders: dict[str, list[str]], results: tuple[OrderResult, ...]
+             ) -> dict[str, list[dict[str, str]]]:
+    """Each power's results (in map order): its orders in the order given, then the defaults
+    the judge supplied; results of one line keep the core's order.
+
+    One sort of all results on keys compared in C (no key function called per result)."""
+    # power → line → where it was first given (built in C: later duplicates overwritten)
+    given = {power: dict(zip(reversed(lines), range(len(lines) - 1, -1, -1)))
+             for power, lines in orders.items()}
+    power_rank = _power_ranks(m)
+    none: dict[str, int] = {}
+    keyed = sorted([(power_rank[r.power], r.default, given.get(r.power, none).get(r.text, 0), i,
+                     r) for i, r in enumerate(results)])
+    out: dict[str, list[dict[str, str]]] = {}
+    mine: list[dict[str, str]] = []
+    for _, _, _, _, r in keyed:
+        if r.power not in out:
+            mine = out[r.power] = []
+        mine.append({"order": r.text, "result": DISLODGED if r.dislodged else r.result})
+    return out
+
+
+@cache
+def _power_ranks(m: Map) -> dict[str, int]:
+    return {p: i for i, p in enumerate(m.powers)}

@@ -1,4 +1,4 @@
-"""Orders as values, and the order parser for every syntax of DESIGN §4.3.
+"""Orders as values, and the order parser for every syntax of the mail language.
 
 ``parse_order(map, text, phase_type)`` turns one line into an order dataclass or an
 :class:`OrderError` value (never an exception) so a mail reply can quote each bad line.
@@ -20,115 +20,78 @@ spelling ``StP/nc``, ``stp(nc)``, ``St Petersburg (north coast)``, ``StP nc``)::
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
+from functools import cache
 
-from judge.core._frozen import draft_builder, slot_setters
+import msgspec
+
+from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
 
+# Orders are frozen values built in C (msgspec structs): the parser makes one per line it has
+# not seen, the adjudicator reads them by the dozen each phase.  ``gc=False``: they hold only
+# strings, tuples of strings and unit specs, so they can never be part of a reference cycle.
 
-@dataclass(frozen=True, slots=True, init=False)
-class UnitSpec:
-    """A unit as written in an order: kind may be omitted (``None``), coast may be absent."""
+
+class UnitSpec(msgspec.Struct, frozen=True):
+    """A unit as written in an order: kind may be omitted (``None``), coast may be absent.
+
+    ``province`` is derived from the location when the spec is made (whatever is given for
+    it): binding and legality ask for it constantly."""
 
     kind: str | None
     location: str
-    # derived, stored once: binding and legality ask for it constantly
-    province: str = field(init=False, repr=False, compare=False)
+    province: str = ""
 
-    def __init__(self, kind: str | None, location: str) -> None:
-        # orders are built afresh for every line of every phase: slot setters (see _frozen)
-        s_kind, s_location, s_province = _SET_SPEC
-        s_kind(self, kind)
-        s_location(self, location)
-        s_province(self, location.partition("/")[0])
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "province", province_of(self.location))
+
+    def __repr__(self) -> str:  # what makes the spec, not what is derived from it
+        return f"UnitSpec(kind={self.kind!r}, location={self.location!r})"
 
     def text(self) -> str:
         return f"{self.kind} {self.location}" if self.kind else self.location
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class Hold:
+class Hold(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
-
-    def __init__(self, unit: UnitSpec) -> None:
-        _SET_HOLD[0](self, unit)
 
     def text(self) -> str:
         return f"{self.unit.text()} H"
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class Move:
+class Move(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
     dest: str
     via_convoy: bool = False
     route: tuple[str, ...] = ()  # intermediate sea provinces if the writer gave a path
-
-    def __init__(self, unit: UnitSpec, dest: str, via_convoy: bool = False,
-                 route: tuple[str, ...] = ()) -> None:
-        s_unit, s_dest, s_via_convoy, s_route = _SET_MOVE
-        s_unit(self, unit)
-        s_dest(self, dest)
-        s_via_convoy(self, via_convoy)
-        s_route(self, route)
 
     def text(self) -> str:
         path = " - ".join((*self.route, self.dest))
         return f"{self.unit.text()} - {path}" + (" VIA" if self.via_convoy and not self.route else "")
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class Support:
+class Support(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
     target: UnitSpec
     dest: str | None = None  # None: support to hold
-
-    def __init__(self, unit: UnitSpec, target: UnitSpec, dest: str | None = None) -> None:
-        s_unit, s_target, s_dest = _SET_SUPPORT
-        s_unit(self, unit)
-        s_target(self, target)
-        s_dest(self, dest)
 
     def text(self) -> str:
         tail = f" - {self.dest}" if self.dest else ""
         return f"{self.unit.text()} S {self.target.text()}{tail}"
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class Convoy:
+class Convoy(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
     target: UnitSpec
     dest: str
-
-    def __init__(self, unit: UnitSpec, target: UnitSpec, dest: str) -> None:
-        s_unit, s_target, s_dest = _SET_CONVOY
-        s_unit(self, unit)
-        s_target(self, target)
-        s_dest(self, dest)
 
     def text(self) -> str:
         return f"{self.unit.text()} C {self.target.text()} - {self.dest}"
 
 
-# the movement orders are the ones made by the dozen each phase (see _frozen)
-_SET_SPEC = slot_setters(UnitSpec, "kind", "location", "province")
-_SET_HOLD = slot_setters(Hold, "unit")
-_SET_MOVE = slot_setters(Move, "unit", "dest", "via_convoy", "route")
-_SET_SUPPORT = slot_setters(Support, "unit", "target", "dest")
-_SET_CONVOY = slot_setters(Convoy, "unit", "target", "dest")
-
-# The fast parser's orders, built from drafts (see _frozen): a third of the constructors' cost.
-_hold: Callable[[UnitSpec], Hold] = draft_builder(Hold)
-_move: Callable[[UnitSpec, str, bool], Move] = draft_builder(Move)
-_support: Callable[[UnitSpec, UnitSpec, str | None], Support] = draft_builder(Support)
-_convoy: Callable[[UnitSpec, UnitSpec, str], Convoy] = draft_builder(Convoy)
-
-
-@dataclass(frozen=True, slots=True)
-class Retreat:
+class Retreat(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
     dest: str
 
@@ -136,45 +99,30 @@ class Retreat:
         return f"{self.unit.text()} R {self.dest}"
 
 
-@dataclass(frozen=True, slots=True)
-class Disband:
+class Disband(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
 
     def text(self) -> str:
         return f"{self.unit.text()} D"
 
 
-@dataclass(frozen=True, slots=True)
-class Build:
+class Build(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
 
     def text(self) -> str:
         return f"{self.unit.text()} B"
 
 
-@dataclass(frozen=True, slots=True)
-class Remove:
+class Remove(msgspec.Struct, frozen=True, gc=False):
     unit: UnitSpec
 
     def text(self) -> str:
         return f"{self.unit.text()} D"
 
 
-@dataclass(frozen=True, slots=True)
-class Waive:
+class Waive(msgspec.Struct, frozen=True, gc=False):
     def text(self) -> str:
         return "WAIVE"
-
-
-@dataclass(frozen=True)
-class OrderError:
-    """A line that is not an order, with a message fit for a mail reply."""
-
-    text: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.text}: {self.message}"
 
 
 Order = Hold | Move | Support | Convoy | Retreat | Disband | Build | Remove | Waive
@@ -396,15 +344,15 @@ def _is_word(tok: str) -> bool:
     return tok[0].isalnum()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _power_words(m: Map) -> frozenset[str]:
-    words = set()
+    words: set[str] = set()
     for p in m.powers.values():
         words.update((p.name.lower(), p.adjective.lower()))
     return frozenset(words)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _canonical_locations(m: Map) -> dict[str, str]:
     """Every location the fast form can write (``[A-Z]{3}`` and an optional ``/NC``, ``/SC``,
     ``/EC`` or ``/WC``) → the location it means.
@@ -426,7 +374,7 @@ def _canonical_locations(m: Map) -> dict[str, str]:
 _FAST_KINDS = ("A", "F")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fast_units(m: Map) -> dict[str, dict[str, UnitSpec]]:
     """``"A"``/``"F"`` → location word of the fast form → its :class:`UnitSpec`.
 
@@ -441,13 +389,13 @@ def _fast_units(m: Map) -> dict[str, dict[str, UnitSpec]]:
 def default_hold(m: Map, kind: str, location: str) -> Hold:
     """The hold order the judge supplies for a unit without orders."""
     spec = _fast_units(m).get(kind, {}).get(location)
-    return _hold(spec if spec is not None else UnitSpec(kind, location))
+    return Hold(spec if spec is not None else UnitSpec(kind, location))
 
 
 _CACHE_LIMIT = 65536  # lines remembered per map and phase type; then it starts afresh
 
 
-class _ParsedLines(dict):  # type: ignore[type-arg]
+class _ParsedLines(dict[str, "Order | OrderError"]):
     """line → its parse, for one map and phase type; a missing line is parsed on lookup.
 
     Binding looks every order line up here: a hit is one plain dict lookup, and a line not
@@ -455,12 +403,12 @@ class _ParsedLines(dict):  # type: ignore[type-arg]
     parse stays valid for the life of the map.
     """
 
-    __slots__ = ("map", "phase_type", "fast", "units", "locations")
+    __slots__ = ("fast", "locations", "map", "phase_type", "units")
 
     def __init__(self, m: Map, phase_type: str) -> None:
         super().__init__()
         self.map, self.phase_type = m, phase_type
-        self.fast = _FAST_FORMS.get(phase_type, _no_fast_form)
+        self.fast: _FastForm = _FAST_FORMS.get(phase_type, _no_fast_form)
         self.units = _fast_units(m)
         self.locations = _canonical_locations(m)
 
@@ -475,7 +423,7 @@ class _ParsedLines(dict):  # type: ignore[type-arg]
 
     def fast_form(self, text: str) -> Order | None:
         """The parse of a line in the fast form, ``None`` for any other line."""
-        return self.fast(text.split(), self.units, self.locations)  # type: ignore[no-any-return]
+        return self.fast(text.split(), self.units, self.locations)
 
 
 # The fast form: the canonical three-letter orders, upper case, words separated by white
@@ -500,21 +448,21 @@ def _fast_movement(words: list[str], units: _Units, locations: dict[str, str]) -
     match words:
         case [_, _, "-", dest]:
             to = locations.get(dest)
-            return _move(unit, to, False) if to else None
+            return Move(unit, to) if to else None
         case [_, _, "H"]:
-            return _hold(unit)
+            return Hold(unit)
         case [_, _, "S", kind, where, "-", dest]:
             target, to = units.get(kind, _NO_SPECS).get(where), locations.get(dest)
-            return _support(unit, target, to) if target and to else None
+            return Support(unit, target, to) if target and to else None
         case [_, _, "S", kind, where] | [_, _, "S", kind, where, "H"]:
             target = units.get(kind, _NO_SPECS).get(where)
-            return _support(unit, target, None) if target else None
+            return Support(unit, target) if target else None
         case [_, _, "C", "A", where, "-", dest]:
             army, to = units["A"].get(where), locations.get(dest)
-            return _convoy(unit, army, to) if army and to else None
+            return Convoy(unit, army, to) if army and to else None
         case [_, _, "-", dest, "VIA"]:
             to = locations.get(dest)
-            return _move(unit, to, True) if to else None
+            return Move(unit, to, True) if to else None
     return None
 
 
@@ -551,7 +499,9 @@ def _no_fast_form(words: list[str], units: _Units, locations: dict[str, str]) ->
     return None
 
 
-_FAST_FORMS = {MOVEMENT: _fast_movement, RETREATS: _fast_retreat, ADJUSTMENTS: _fast_adjustment}
+_FastForm = Callable[[list[str], _Units, dict[str, str]], "Order | None"]
+_FAST_FORMS: dict[str, _FastForm] = {MOVEMENT: _fast_movement, RETREATS: _fast_retreat,
+                                     ADJUSTMENTS: _fast_adjustment}
 
 
 _parsed: dict[tuple[Map, str], _ParsedLines] = {}

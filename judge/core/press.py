@@ -8,8 +8,8 @@ Two questions, both answered with values (never exceptions) so a mail reply can 
 * :func:`refusal` says why a press may not be sent, or nothing: the master may write to anyone
   and anyone may write to the master; NO_PRESS allows nothing else, PUBLIC_PRESS only
   broadcasts; observers write to the master, and broadcast only where the master allows it;
-  powers at war in Formal Diplomacy may not write to each other privately (seed 004, rule 8);
-  nobody writes to an eliminated power, a power nobody plays, or to themselves; grey press
+  powers at war in Formal Diplomacy may not write to each other privately (as its rules
+  say); nobody writes to an eliminated power, a power nobody plays, or to themselves; grey press
   needs the game to allow it.  An eliminated power's player may still write to the master.
 """
 
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from judge.core.formal.press import press_refusals
 from judge.core.formal.state import FormalState
 from judge.core.maps import Map
+from judge.core.powers import PowerNameError, find_powers
 
 MASTER = "MASTER"
 OBSERVER = "OBSERVER"
@@ -98,18 +99,11 @@ def parse_addressing(m: Map, text: str, broadcast_command: bool) -> Addressing |
 
 
 def _named(m: Map, word: str) -> tuple[str, ...] | None:
-    """The powers (or MASTER) one word names, or None when it names nothing."""
-    letters = {p.letter: name for name, p in m.powers.items()}
-    # M is the master unless some power of the map has that initial.
-    letters.setdefault("M", MASTER)
-    if word == MASTER:
-        return (MASTER,)
-    for name, power in m.powers.items():
-        if word in (name, power.adjective.upper()):
-            return (name,)
-    if word.isalpha() and all(ch in letters for ch in word):
-        return tuple(letters[ch] for ch in word)
-    return None
+    """The powers (or MASTER) one word names, or None when it names nothing: the shared
+    reader of power lists, with M and MASTER for the master (M only if no power of the map
+    has that initial)."""
+    found = find_powers(m, word, extra={"M": MASTER, MASTER: MASTER})
+    return None if isinstance(found, PowerNameError) else tuple(found)
 
 
 def _initials(m: Map) -> str:

@@ -19,14 +19,22 @@ waive      a build was waived (ordered, or by default)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+import msgspec
 
-from judge.core._frozen import draft_builder, slot_setters
-from judge.core.board import Unit
+from judge.core.board import Dislodged, Unit
 from judge.core.maps import ARMY, Map
-from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat,
-                               Support, Waive)
+from judge.core.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    Support,
+    Waive,
+)
 
 OK, BOUNCE, CUT, VOID, NO_CONVOY, DISLODGED, INVALID = (
     "ok", "bounce", "cut", "void", "no_convoy", "dislodged", "invalid")
@@ -36,9 +44,12 @@ _MARKS = {BOUNCE: "bounce", CUT: "cut", VOID: "void", NO_CONVOY: "no convoy",
           DISLODGED: "dislodged", INVALID: "invalid", DISBAND: "disbanded"}
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class OrderResult:
-    """What happened to one order (or to one unit left without orders)."""
+class OrderResult(msgspec.Struct, frozen=True, gc=False):
+    """What happened to one order (or to one unit left without orders).
+
+    A frozen value built in C (msgspec): one is made per unit of every phase.  ``gc=False``:
+    it holds strings, units and orders only, never part of a reference cycle.
+    """
 
     power: str
     unit: Unit | None  # the unit ordered, when there is one
@@ -48,20 +59,6 @@ class OrderResult:
     dislodged: bool = False
     default: bool = False  # supplied by the judge (civil disorder), not written by the player
     message: str = ""  # why an order was invalid
-
-    def __init__(self, power: str, unit: Unit | None, order: Order | None, text: str,
-                 result: str, dislodged: bool = False, default: bool = False,
-                 message: str = "") -> None:
-        # one per unit per phase: slot setters instead of the dataclass's (see _frozen)
-        s_power, s_unit, s_order, s_text, s_result, s_dislodged, s_default, s_message = _SET_RESULT
-        s_power(self, power)
-        s_unit(self, unit)
-        s_order(self, order)
-        s_text(self, text)
-        s_result(self, result)
-        s_dislodged(self, dislodged)
-        s_default(self, default)
-        s_message(self, message)
 
     @property
     def code(self) -> str:
@@ -80,10 +77,13 @@ class OrderResult:
         return f"{self.power.capitalize()}: {body}{tail}"
 
 
-_SET_RESULT = slot_setters(OrderResult, "power", "unit", "order", "text", "result", "dislodged",
-                           "default", "message")
-# the adjudicator's one result per unit of every phase: OrderResult(...) built from a draft
-order_result: Callable[..., OrderResult] = draft_builder(OrderResult)
+class PhaseOutcome(msgspec.Struct, frozen=True, gc=False):
+    """What adjudicating the orders of one phase gives: a result per order and per unit left
+    without orders, the board after the phase and the units dislodged (movement only)."""
+
+    results: tuple[OrderResult, ...]
+    units: tuple[Unit, ...]  # in province order, dislodged units excluded
+    dislodged: tuple[Dislodged, ...] = ()
 
 
 def _unit_words(m: Map, kind: str | None, location: str) -> str:

@@ -1,4 +1,4 @@
-"""Who wins: the victory condition and the game rules that change it (seed 002).
+"""Who wins: the victory condition and the game rules that change it (DPjudge's rules).
 
 The standard condition: a power with at least ``needed`` centres and strictly more than any
 other wins alone.  SHARED_VICTORY: every power that reaches ``needed`` at the same time wins

@@ -1,7 +1,7 @@
 """Game mail: turns the service layer's events into mails (template, recipients, subject), and
 queues rendered mails in the caller's transaction.
 
-Subjects and the ``::`` header lines follow the Judge (DESIGN §3.4), which mapping tools parse:
+Subjects and the ``::`` header lines follow the classic Judge (docs/mail-format.md), which mapping tools parse:
 ``JUDGE:war1901 - S1901M Results``, ``… Late Notice: FR``, ``… Victory: F``,
 ``… Draw Declared: AEF``, ``… Concession: A``.
 """
@@ -18,9 +18,14 @@ from judge.config import Config
 from judge.core import load_map
 from judge.mail.compose import Composer
 from judge.mail.outbox import enqueue
+from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
-from judge.service.events import (Event, GameEnded, GameNotice, GameStarted, LateNotice,
-                                  PhaseProcessed, PowerAssigned, PressSent, Reminder)
+from judge.mail.recipients import screen
+from judge.mail.times import zones_of
+from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
+                                  GameResumed, GameStarted, LateNotice, OrdersAwaited,
+                                  ParameterChanged, PhaseProcessed, PowerAssigned, PressSent,
+                                  Reminder, SignonFailures)
 
 
 def judge_date(when: datetime | None) -> str:
@@ -59,7 +64,8 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
         variables: dict[str, Any] = {"event": e}
         if isinstance(e, PhaseProcessed):
             out.append(Outgoing("game/results.txt", list(e.to),
-                                _subject(judge_name, e, "Results"), variables, e.game))
+                                _subject(judge_name, e, "Results"), variables, e.game,
+                                map_phase=e.phase))
         elif isinstance(e, GameStarted):
             out.append(Outgoing("game/started.txt", list(e.to),
                                 _subject(judge_name, e, "Game Starting"), variables, e.game))
@@ -75,9 +81,31 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
             out.append(Outgoing("game/late.txt", list(e.to),
                                 _subject(judge_name, e, f"Late Notice: {letters(e.powers)}"),
                                 variables, e.game))
+        elif isinstance(e, OrdersAwaited):
+            out.append(Outgoing("game/waiting.txt", list(e.to),
+                                _subject(judge_name, e, f"Waiting: {letters(e.powers)}"),
+                                variables, e.game))
+        elif isinstance(e, FormalRepaired):
+            what = {"war": "War", "peace": "Peace", "sphere": "Sphere", "nosphere": "Sphere",
+                    "points": "Points"}[e.what]
+            out.append(Outgoing("game/formal_repair.txt", list(e.to),
+                                _subject(judge_name, e, f"{what} set by the master"),
+                                variables, e.game))
         elif isinstance(e, GameEnded):
             what = _ending_subject(e)
             out.append(Outgoing("game/ended.txt", list(e.to), _subject(judge_name, e, what),
+                                variables, e.game))
+        elif isinstance(e, GameFault):
+            out.append(Outgoing("game/fault.txt", list(e.to), _subject(judge_name, e, "Fault"),
+                                variables, e.game))
+        elif isinstance(e, SignonFailures):
+            out.append(Outgoing("game/signon_failures.txt", list(e.to),
+                                _subject(judge_name, e, "Failed sign-ons"), variables, e.game))
+        elif isinstance(e, ParameterChanged):
+            out.append(Outgoing("game/parameters.txt", list(e.to),
+                                _subject(judge_name, e, "Parameter Change"), variables, e.game))
+        elif isinstance(e, GameResumed):
+            out.append(Outgoing("game/resumed.txt", list(e.to), _subject(judge_name, e, "Resumed"),
                                 variables, e.game))
         elif isinstance(e, GameNotice):
             out.append(Outgoing("game/notice.txt", list(e.to), _subject(judge_name, e, e.title),
@@ -87,21 +115,35 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
 
 def queue_outgoing(session: Session, composer: Composer, config: Config,
                    outgoing: Iterable[Outgoing], now: datetime,
-                   inbound_id: int | None = None, **extra: Any) -> int:
-    """Render each mail once and queue a copy per recipient (in the caller's transaction).
+                   inbound_id: int | None = None, withheld: list[str] | None = None,
+                   **extra: Any) -> int:
+    """Render each mail once per zone its recipients read times in (SET ZONE; the ``when``
+    filter, judge.mail.times) and queue a copy per recipient (in the caller's transaction).
 
     One copy each, as the Judge does: a player's address is nobody else's business (in many
     games players do not know who plays which power), so no mail lists its other recipients.
-    Returns how many mails were queued.
+    Only addresses the judge may write to get one (judge.mail.recipients; those it holds back
+    are added to ``withheld``).  Returns how many mails were queued.
     """
     count = 0
     variables = dict(judge_name=config.judge.name, judge_address=config.judge.address,
                      judge_date=judge_date, **extra)
     for out in outgoing:
-        text = composer.render(out.template, **variables, **out.variables)
-        for recipient in dict.fromkeys(out.to):
-            enqueue(session, composer.broadcast(to=[recipient], subject=out.subject, body=text,
-                                                now=now), inbound_id=inbound_id)
+        to = screen(session, out.to, now, withheld)
+        if not to:
+            continue
+        # times in the text are written in each recipient's zone: rendered once per zone
+        zones = zones_of(session, out.game, to)
+        texts = {zone: composer.render(out.template, **variables, **out.variables, zone=zone)
+                 for zone in dict.fromkeys(zones.values())}
+        picture = results_attachment(session, out.game, out.map_phase) if out.map_phase \
+            else None
+        no_picture = pictures_off(session, out.game) if picture else set()
+        for recipient in to:
+            enqueue(session, composer.broadcast(to=[recipient], subject=out.subject,
+                                                body=texts[zones[recipient]], now=now),
+                    inbound_id=inbound_id,
+                    attachment=None if recipient in no_picture else picture)
             count += 1
     return count
 

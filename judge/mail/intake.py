@@ -3,14 +3,20 @@
 The handler is deliberately small (aiosmtpd hooks only).  Writes go through
 :class:`InboundWriter`, which commits the messages of concurrent sessions together ("group
 commit"): one fsync covers every message waiting at that moment, so durability costs one disk
-flush per batch rather than per message.
+flush per batch rather than per message.  A batch the database refuses is stored again session
+by session, so only the session whose message cannot be stored is answered 451.
+
+A message is one row, however many judge addresses it names, and is recognised when it comes
+again by a hash of its whole Message-ID (:func:`message_key`); so it is executed once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
+import secrets
 import sqlite3
 import time
 import weakref
@@ -21,20 +27,58 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from judge.clock import utcnow
 from judge.mail.addresses import is_judge_address, normalise
+from judge.mail.clean import clean_line, has_control
 from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
 from judge.store.models import InboundMessage
 
 log = logging.getLogger("judge.intake")
 
 
+# Addresses longer than this are refused at MAIL and RCPT (RFC 5321 allows a path of 256
+# octets with its angle brackets; 254 is the longest addr-spec that fits).
+MAX_ADDRESS_LENGTH = 254
+# The longest Message-ID kept as text (a header line's limit); duplicates are found by a hash
+# of the whole id, so a longer one is only shortened for the log and the operator.
+MAX_MESSAGE_ID_LENGTH = 998
+
+
+def message_key(message_id: str | None) -> str:
+    """The duplicate check's key: a hash of the whole Message-ID, however long.
+
+    A message without a Message-ID cannot be recognised when it comes again: each arrival
+    gets a key of its own (random), so it is stored, and executed, once per SMTP transaction.
+    """
+    if message_id is None:
+        return "none:" + secrets.token_hex(16)
+    return hashlib.sha256(message_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 @dataclass(frozen=True)
 class Arrival:
-    """One received message for one judge recipient, as intake stores it."""
+    """One received message as intake stores it: once, whatever the number of recipients.
 
-    recipient: str
+    ``recipients`` is the judge addresses it was for, comma-separated; ``message_id`` the whole
+    Message-ID (None without one).  ``key`` (see :func:`message_key`) is worked out when not
+    given; text fields are cleaned of control characters and cut to their columns' size when the
+    row is written, so no value a sender chooses can make the insert fail.
+    """
+
+    recipients: str
     envelope_sender: str
     raw: bytes
     message_id: str | None
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", message_key(self.message_id))
+
+    def row(self) -> tuple[str, str | None, str, str, bytes]:
+        """(dedupe_key, message_id, recipients, envelope_sender, raw) as they are stored."""
+        message_id = (None if self.message_id is None
+                      else clean_line(self.message_id)[:MAX_MESSAGE_ID_LENGTH])
+        return (self.key, message_id, clean_line(self.recipients),
+                clean_line(self.envelope_sender)[:MAX_ADDRESS_LENGTH], self.raw)
 
 
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
@@ -42,7 +86,7 @@ _MESSAGE_ID = re.compile(rb"^message-id[ \t]*:(.*(?:\r?\n[ \t].*)*)", re.IGNOREC
 
 
 def message_id_of(raw: bytes) -> str | None:
-    """The Message-ID header, whitespace folded away; None if there is none.
+    """The whole Message-ID header, whitespace folded away; None if there is none.
 
     A regular expression over the header block: intake runs this for every message on the
     event loop, and a full header parse costs as much as the rest of the SMTP session.
@@ -52,26 +96,32 @@ def message_id_of(raw: bytes) -> str | None:
     if match is None:
         return None
     value = "".join(match.group(1).decode("utf-8", "replace").split())
-    return value[:998] or None
+    return value or None
 
 
 def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
-    """Insert arrivals in one transaction; duplicates (Message-ID, recipient) are skipped.
+    """Insert arrivals in one transaction; a message already stored (same key) is skipped.
 
     Returns how many rows were new.  The commit is durable when this returns.
     """
     if store.engine.dialect.name == "sqlite":
-        return _SqliteInbound.of(store).insert(arrivals)
+        new = _SqliteInbound.of(store).insert(arrivals)
+        assert new is not None  # waiting for the lock, it either stores or raises
+        return new
     now = utcnow()
     stmt = pg_insert(InboundMessage).on_conflict_do_nothing(
-        index_elements=["message_id", "recipient"]).returning(InboundMessage.id)
+        index_elements=["dedupe_key"]).returning(InboundMessage.id)
     with store.engine.begin() as conn:
-        # One statement each; a duplicate returns no row.  (rowcount is not to be trusted here:
-        # psycopg reports -1 for an INSERT that SQLAlchemy runs with RETURNING.)
-        return sum(len(conn.execute(stmt, dict(
-            message_id=a.message_id, recipient=a.recipient, envelope_sender=a.envelope_sender,
-            raw=a.raw, received_at=now, status="new", attempts=0)).all())
-            for a in arrivals)
+        new = 0
+        for arrival in arrivals:
+            key, message_id, recipients, sender, raw = arrival.row()
+            # One statement each; a duplicate returns no row.  (rowcount is not to be trusted
+            # here: psycopg reports -1 for an INSERT that SQLAlchemy runs with RETURNING.)
+            new += len(conn.execute(stmt, dict(
+                dedupe_key=key, message_id=message_id, recipients=recipients,
+                envelope_sender=sender, raw=raw, received_at=now, status="new",
+                attempts=0)).all())
+        return new
 
 
 class _SqliteInbound:
@@ -86,15 +136,17 @@ class _SqliteInbound:
     """
 
     POLL_MS = 3
-    INSERT = ("INSERT INTO inbound (message_id, recipient, envelope_sender, raw, received_at,"
-              " status, attempts) VALUES (?, ?, ?, ?, ?, 'new', 0)"
-              " ON CONFLICT (message_id, recipient) DO NOTHING")
+    INSERT = ("INSERT INTO inbound (dedupe_key, message_id, recipients, envelope_sender, raw,"
+              " received_at, status, attempts) VALUES (?, ?, ?, ?, ?, ?, 'new', 0)"
+              " ON CONFLICT (dedupe_key) DO NOTHING")
 
     def __init__(self, store: Store) -> None:
         # Keep the pool's wrapper referenced: once it is collected the connection goes back to
         # the pool, short busy timeout and all, and another writer would get it.
         self._checked_out = store.engine.raw_connection()
-        self.connection = self._checked_out.driver_connection
+        connection = self._checked_out.driver_connection
+        assert isinstance(connection, sqlite3.Connection)
+        self.connection = connection
         # No busy handler: insert() decides itself whether to wait for the lock or not.
         self.connection.execute("PRAGMA busy_timeout=0")
 
@@ -111,7 +163,7 @@ class _SqliteInbound:
         the lock (the event loop calls it so, and hands the batch to a thread instead)."""
         # SQLAlchemy's SQLite DateTime storage format, so the ORM reads these rows back.
         now = utcnow().strftime("%Y-%m-%d %H:%M:%S.%f")
-        rows = [(a.message_id, a.recipient, a.envelope_sender, a.raw, now) for a in arrivals]
+        rows = [(*a.row(), now) for a in arrivals]
         db = self.connection
         deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
         while True:
@@ -165,24 +217,26 @@ class InboundWriter:
         return await future
 
     async def _flush(self) -> None:
-        loop = asyncio.get_running_loop()
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
-                everything = [a for arrivals, _ in batch for a in arrivals]
                 try:
-                    # SQLite: commit right here on the loop when the lock is free.  A commit is
-                    # a fraction of a millisecond, far less than handing the batch to a thread
-                    # and back (each hand-over waits for the GIL); only when another writer
-                    # holds the lock does the batch go to a thread to wait for it.
-                    if self._sqlite is None or self._sqlite.insert(everything, wait=False) is None:
-                        await loop.run_in_executor(None, store_arrivals, self._store, everything)
+                    await self._store_batch([a for arrivals, _ in batch for a in arrivals])
                 except Exception as exc:
-                    log.exception("could not store %d incoming message(s)", len(batch))
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(exc)
-                    continue
+                    if len(batch) == 1:
+                        log.exception("could not store an incoming message")
+                        _fail(batch[0][1], exc)
+                        continue
+                    # One session's message must not cost the others theirs: store each
+                    # session's arrivals on its own, and answer 451 only to those that fail.
+                    log.warning("could not store %d incoming messages together (%s); storing "
+                                "them one by one", len(batch), exc)
+                    for arrivals, future in batch:
+                        try:
+                            await self._store_batch(arrivals)
+                        except Exception as one:
+                            log.exception("could not store an incoming message")
+                            _fail(future, one)
                 for arrivals, future in batch:
                     if not future.done():
                         future.set_result(len(arrivals))
@@ -191,26 +245,73 @@ class InboundWriter:
         finally:
             self._flushing = False
 
+    async def _store_batch(self, arrivals: list[Arrival]) -> None:
+        # SQLite: commit right here on the loop when the lock is free.  A commit is a fraction
+        # of a millisecond, far less than handing the batch to a thread and back (each
+        # hand-over waits for the GIL); only when another writer holds the lock does the batch
+        # go to a thread to wait for it.
+        if self._sqlite is None or self._sqlite.insert(arrivals, wait=False) is None:
+            await asyncio.get_running_loop().run_in_executor(None, store_arrivals, self._store,
+                                                             arrivals)
+
+
+def _fail(future: "asyncio.Future[int]", exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc)
+
+
+def for_log(value: str, limit: int = 200) -> str:
+    """A value a sender chose, fit for one log line: no control characters, not too long."""
+    value = clean_line(value)
+    return value if len(value) <= limit else value[:limit] + "…"
+
 
 class IntakeHandler:
-    """aiosmtpd handler: judge recipients only, store before 250, 451 on any failure."""
+    """aiosmtpd handler: judge recipients only, store before 250, 451 on any failure.
 
-    def __init__(self, writer: InboundWriter, judge_address: str, lmtp: bool = False) -> None:
+    Addresses a sender gives at MAIL and RCPT are checked there: one too long for the store
+    (or holding control characters) is refused with a 5xx at once, never stored to fail later.
+    A transaction takes at most ``max_recipients`` recipients (RFC 5321 asks for at least
+    100); the message is stored once however many there are.
+    """
+
+    def __init__(self, writer: InboundWriter, judge_address: str, lmtp: bool = False,
+                 max_recipients: int = 100) -> None:
         self.writer = writer
         self.judge_address = judge_address
         self.lmtp = lmtp
+        self.max_recipients = max_recipients
         self.in_flight = 0
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str,
+                          mail_options: list[str]) -> str:
+        problem = _address_problem(address)
+        if problem:
+            log.info("refused sender %s from %s: %s", for_log(address), session.peer, problem)
+            return f"553 5.1.7 Sender address {problem}"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 2.1.0 OK"
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
                           rcpt_options: list[str]) -> str:
+        problem = _address_problem(address)
+        if problem:
+            log.info("refused recipient %s from %s: %s", for_log(address), session.peer,
+                     problem)
+            return f"553 5.1.3 Recipient address {problem}"
         if not is_judge_address(address, self.judge_address):
-            log.info("refused recipient %s from %s", address, session.peer)
+            log.info("refused recipient %s from %s", for_log(address), session.peer)
             return f"550 5.1.1 <{address}>: no such mailbox here"
+        if len(envelope.rcpt_tos) >= self.max_recipients:
+            return "452 4.5.3 Too many recipients"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.in_flight += 1
+        # While its message is being stored, a session is not cut off by its time limit.
+        session.judge_storing = True
         try:
             raw = envelope.original_content or b""
             if isinstance(raw, str):  # pragma: no cover - decode_data is off
@@ -218,13 +319,26 @@ class IntakeHandler:
             message_id = message_id_of(raw)
             recipients = sorted({normalise(r) for r in envelope.rcpt_tos})
             sender = normalise(envelope.mail_from or "")
-            await self.writer.write([Arrival(r, sender, raw, message_id) for r in recipients])
-            log.info("stored message %s from <%s> for %s", message_id, sender, ", ".join(recipients))
+            # One row per message, whatever the number of judge recipients.
+            await self.writer.write([Arrival(",".join(recipients), sender, raw, message_id)])
+            log.info("stored message %s from <%s> for %s", for_log(message_id or "(no id)"),
+                     for_log(sender), for_log(", ".join(recipients)))
             ok = "250 2.0.0 OK: stored"
+            # LMTP (RFC 2033) answers once per accepted recipient.
             return "\r\n".join([ok] * len(envelope.rcpt_tos)) if self.lmtp else ok
         except Exception:
             log.exception("intake failed; answered 451")
             fail = "451 4.3.0 Temporary failure, please try again later"
             return "\r\n".join([fail] * max(1, len(envelope.rcpt_tos))) if self.lmtp else fail
         finally:
+            session.judge_storing = False
             self.in_flight -= 1
+
+
+def _address_problem(address: str) -> str | None:
+    """Why an envelope address cannot be taken (None when it can); ``<>`` is fine at MAIL."""
+    if len(address) > MAX_ADDRESS_LENGTH:
+        return f"too long (more than {MAX_ADDRESS_LENGTH} characters)"
+    if has_control(address) or any(c.isspace() for c in address):
+        return "holds control characters or spaces"
+    return None

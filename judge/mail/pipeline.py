@@ -1,127 +1,296 @@
-"""What happens to one stored message, as an ordered list of small steps.
+"""What happens to one stored message, in a few short transactions.
 
-read → drop robots → reply cap → execute commands → compose the reply and other mail → outbox.
-Each step may end the pipeline with an outcome (``done`` or ``ignored``) and a note saying why;
-everything runs inside the worker's transaction, so a failure anywhere changes nothing.
+1. Outside any write lock (:meth:`Pipeline._read`): read the mail, drop robots and mail whose
+   sender is no usable address (each deliberately unanswered, the reason in the row's note),
+   keep at most ``[limits] commands_per_mail`` lines, and do the slow password work
+   (judge.commands.prepare).
+2. The first write transaction decides the reply cap: mail that signs on with the right
+   password from the role's own address is always executed and answered; any other mail
+   counts against its sender's daily cap (higher for the master of a game in play).  Over the
+   cap it gets one last notice, then silence.
+3. The commands run in transactions of at most ``[limits] batch_seconds`` each; each commits
+   the commands done, their mail, and the progress (``inbound.progress``), so a crash never
+   executes a command twice and no mail holds the store for long.
+4. The last transaction runs the finishers, queues the one reply that answers every line, and
+   marks the message done.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.clock import utcnow
 from judge.commands.context import Context
-from judge.commands.execute import execute
+from judge.commands.execute import overflow_answer, run_finishers, run_items
+from judge.commands.parse import Item
+from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
+from judge.mail.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
-from judge.mail.game_mail import queue_outgoing
+from judge.mail.game_mail import outgoing_for, queue_outgoing
 from judge.mail.outbox import enqueue
+from judge.mail.pictures import attachment_text
 from judge.mail.reading import ReadMail, read_message
+from judge.mail.recipients import heard_from, screen
 from judge.mail.replycap import Verdict, take_reply
-from judge.store.models import InboundMessage
+from judge.mail.worker import mark_processed
+from judge.service.faults import tell_masters
+from judge.service.games import games_named
+from judge.service.passwords import precomputed
+from judge.store import counters
+from judge.store.db import Store
+from judge.store.models import Game, InboundMessage, Seat
 
 log = logging.getLogger("judge.pipeline")
+
+PLAYING = ("forming", "active", "paused")
 
 
 @dataclass
 class Run:
-    session: Session
-    row: InboundMessage
+    """One message on its way through the pipeline."""
+
+    inbound_id: int
+    now: datetime
     mail: ReadMail | None = None
-    context: Context | None = None
-    verdict: Verdict = Verdict.REPLY
+    items: list[Item] = field(default_factory=list)
+    overflow: Overflow | None = None
+    prep: Preparation | None = None
+    # Set when the message is deliberately left unanswered: (outcome, note).
+    stop: tuple[str, str] | None = None
     notes: list[str] = field(default_factory=list)
 
 
-def games_of(run: Run) -> str:
+def games_of(context: Context | None) -> str:
     """The games a processed mail touched, for the log: ``-`` when none."""
     names: list[str] = []
-    identity = run.context.identity if run.context else None
+    identity = context.identity if context else None
     if identity is not None and getattr(identity, "game_name", None):
         names.append(identity.game_name)
-    for out in (run.context.outgoing if run.context else []):
+    for out in (context.outgoing if context else []):
         if out.game and out.game not in names:
             names.append(out.game)
     return ",".join(names) or "-"
 
 
-class Stop(Exception):
-    def __init__(self, outcome: str, note: str) -> None:
-        super().__init__(note)
-        self.outcome, self.note = outcome, note
-
-
 class Pipeline:
+    """The worker's processor: ``process(store, inbound_id)`` runs the message's stages."""
+
     def __init__(self, config: Config, composer: Composer | None = None) -> None:
         self.config = config
         self.composer = composer or Composer(config)
-        self.steps = [self.read, self.drop_robots, self.cap_replies, self.run_commands,
-                      self.send_replies]
+        self._purged_at = 0.0
 
-    def __call__(self, session: Session, row: InboundMessage) -> str:
-        run = Run(session, row)
+    # ------------------------------------------------------------------ the stages
+
+    def process(self, store: Store, inbound_id: int) -> bool:
+        """Process one claimed message; True when this call finished it."""
+        run = Run(inbound_id, utcnow())
+        with store.reading() as session:
+            row = session.get(InboundMessage, inbound_id)
+            if row is None or row.status != "new":
+                return False
+            self._read(run, session, row)
+        while True:
+            with store.transaction() as session:
+                row = session.get(InboundMessage, inbound_id, with_for_update=True,
+                                  populate_existing=True)
+                if row is None or row.status != "new":
+                    return False  # someone else finished it
+                outcome = self._step(run, session, row)
+                if outcome is None:
+                    continue  # a batch committed; go on in a new transaction
+                if not mark_processed(session, inbound_id, outcome, row.note):
+                    session.rollback()
+                    return False
+                return True
+
+    def _read(self, run: Run, session: Session, row: InboundMessage) -> None:
+        mail = read_message(row.raw, envelope_sender=row.envelope_sender,
+                            judge_address=self.config.judge.address)
+        run.notes.extend(mail.problems)
+        log.info("inbound %s: message %s from %s", row.id, mail.message_id, mail.sender)
+        if mail.robot_reason:
+            run.stop = ("ignored", f"robot mail, not answered: {mail.robot_reason}")
+            run.mail = mail
+            return
         try:
-            for step in self.steps:
-                step(run)
-        except Stop as stop:
-            row.note = stop.note
-            log.info("inbound %s %s: message %s from %s: %s", row.id, stop.outcome,
-                     row.message_id, run.mail.sender if run.mail else row.envelope_sender,
-                     stop.note)
-            return stop.outcome
+            mail = replace(mail, sender=checked_address(mail.sender))
+        except AddressError as exc:
+            run.stop = ("ignored", f"no usable address to answer ({mail.sender!r}: {exc});"
+                                   " not executed, not answered")
+            run.mail = mail
+            return
+        run.mail = mail
+        run.items, run.overflow = plan(mail.lines, self.config.limits.commands_per_mail)
+        run.prep = prepare(session, self.config, mail, run.items, run.now)
+
+    def _step(self, run: Run, session: Session, row: InboundMessage) -> str | None:
+        """One write transaction: the outcome when the message is finished, None when it
+        goes on in another."""
+        mail = run.mail
+        assert mail is not None
+        if run.stop is not None:
+            outcome, note = run.stop
+            row.note = note
+            log.info("inbound %s %s: message %s from %s: %s", row.id, outcome, mail.message_id,
+                     mail.sender or row.envelope_sender, note)
+            return outcome
+        progress: dict[str, Any] = json.loads(row.progress) if row.progress else {}
+        if not progress:
+            self._forget_old_counts(session)
+            heard_from(session, mail.sender, run.now)
+            stopped = self._cap(run, session, row, progress)
+            if stopped is not None:
+                return stopped
+        assert run.prep is not None
+        ctx = Context(session=session, config=self.config, mail=mail, now=run.now,
+                      render=self.composer.render, refusals=run.prep.refusals)
+        if "context" in progress:
+            ctx.resume(progress["context"])
+        with precomputed(run.prep.passwords):
+            until = time.monotonic() + self.config.limits.batch_seconds
+            done = run_items(ctx, run.items, int(progress.get("next", 0)), until)
+            if done < len(run.items):
+                self._queue(ctx, session, run)
+                row.progress = json.dumps(dict(progress, next=done, context=ctx.saved()))
+                return None
+            if run.overflow is not None:
+                overflow_answer(ctx, run.overflow)
+            run_finishers(ctx)
+        self._queue(ctx, session, run)
+        self._reply(ctx, session, run)
+        if ctx.withheld:
+            run.notes.append("not written to (never wrote to the judge, told once already): "
+                             + ", ".join(ctx.withheld))
         row.note = "; ".join(run.notes) or None
-        assert run.mail is not None
-        answers = run.context.answers if run.context else []
+        row.progress = None
+        answers = [a for a in ctx.answers if not a.note]
         log.info("inbound %s done: message %s from %s, game %s: %d command(s), %d refused",
-                 row.id, run.mail.message_id, run.mail.sender, games_of(run),
-                 len(answers), sum(1 for a in answers if not a.ok))
+                 row.id, mail.message_id, mail.sender, games_of(ctx), len(answers),
+                 sum(1 for a in answers if not a.ok))
         return "done"
 
-    def read(self, run: Run) -> None:
-        run.mail = read_message(run.row.raw, envelope_sender=run.row.envelope_sender,
-                                judge_address=self.config.judge.address)
-        run.notes.extend(run.mail.problems)
-        log.info("inbound %s: message %s from %s", run.row.id, run.mail.message_id, run.mail.sender)
+    # ------------------------------------------------------------------ the reply cap
 
-    def drop_robots(self, run: Run) -> None:
-        assert run.mail is not None
-        if run.mail.robot_reason:
-            raise Stop("ignored", f"robot mail, not answered: {run.mail.robot_reason}")
-
-    def cap_replies(self, run: Run) -> None:
-        assert run.mail is not None
-        run.verdict = take_reply(run.session, run.mail.sender, utcnow(),
-                                 self.config.judge.replies_per_day)
-        if run.verdict is Verdict.SILENCE:
-            raise Stop("ignored", f"reply cap of {self.config.judge.replies_per_day} a day "
-                                  f"reached for {run.mail.sender}; not executed, not answered")
-
-    def run_commands(self, run: Run) -> None:
-        assert run.mail is not None
-        if run.verdict is Verdict.LAST_NOTICE:
-            return  # over the cap: the mail is not executed, only the notice goes out
-        run.context = execute(Context(session=run.session, config=self.config, mail=run.mail,
-                                      now=utcnow(), render=self.composer.render))
-
-    def send_replies(self, run: Run) -> None:
-        mail, now = run.mail, utcnow()
-        assert mail is not None
-        variables = dict(judge_name=self.config.judge.name, judge_address=self.config.judge.address,
-                         mail=mail, limit=self.config.judge.replies_per_day)
-        if run.context is None:
-            body = self.composer.render("cap_notice.txt", **variables)
+    def _cap(self, run: Run, session: Session, row: InboundMessage,
+             progress: dict[str, Any]) -> str | None:
+        """Decide whether the mail is executed; the outcome when it is not."""
+        mail = run.mail
+        assert mail is not None and run.prep is not None
+        if run.prep.authenticated:
+            progress["verdict"] = "reply"
+            return None
+        limit = self._cap_for(session, mail.sender)
+        verdict = take_reply(session, mail.sender, run.now, limit)
+        if verdict is Verdict.SILENCE:
+            row.note = (f"reply cap of {limit} a day reached for {mail.sender}; not executed,"
+                        " not answered")
+            log.info("inbound %s ignored: message %s from %s: %s", row.id, mail.message_id,
+                     mail.sender, row.note)
+            return "ignored"
+        if verdict is Verdict.LAST_NOTICE:
+            body = self.composer.render("cap_notice.txt", **self._reply_vars(mail, limit))
+            self._enqueue_reply(session, run, [mail.sender], body)
             run.notes.append("reply cap reached: last notice sent, mail not executed")
-        else:
-            body = self.composer.render("reply.txt", answers=run.context.answers,
-                                        problems=mail.problems, **variables)
-        also = run.context.reply_also if run.context else []
-        reply = self.composer.reply(to=[mail.sender, *also], original_subject=mail.subject,
+            row.note = "; ".join(run.notes)
+            return "done"
+        progress["verdict"] = "reply"
+        return None
+
+    def _cap_for(self, session: Session, address: str) -> int:
+        """The master of a game in play may need more replies (LIST every phase)."""
+        master = session.scalars(
+            select(Seat.id).join(Game, Game.id == Seat.game_id)
+            .where(Seat.address == address, Seat.kind == "master", Seat.status == "active",
+                   Game.state.in_(PLAYING)).limit(1)).first()
+        judge = self.config.judge
+        return max(judge.master_replies_per_day, judge.replies_per_day) if master \
+            else judge.replies_per_day
+
+    # ------------------------------------------------------------------ mail out
+
+    def _reply_vars(self, mail: ReadMail, limit: int) -> dict[str, Any]:
+        return dict(judge_name=self.config.judge.name, judge_address=self.config.judge.address,
+                    mail=mail, limit=limit)
+
+    def _queue(self, ctx: Context, session: Session, run: Run) -> None:
+        """Queue the mail the commands so far caused, in this transaction."""
+        queue_outgoing(session, self.composer, self.config, ctx.outgoing, run.now,
+                       inbound_id=run.inbound_id, withheld=ctx.withheld, mail=run.mail,
+                       limit=self.config.judge.replies_per_day)
+        ctx.outgoing.clear()
+
+    def _reply(self, ctx: Context, session: Session, run: Run) -> None:
+        mail = run.mail
+        assert mail is not None
+        body = self.composer.render("reply.txt", answers=ctx.answers, problems=mail.problems,
+                                    **self._reply_vars(mail, self.config.judge.replies_per_day))
+        limit = self.config.limits.reply_bytes
+        if len(body.encode("utf-8")) > limit:
+            cut = body.encode("utf-8")[:limit].decode("utf-8", "ignore").rpartition("\n")[0]
+            body = cut + "\n" + self.composer.render("reply_cut.txt", limit=limit)
+            run.notes.append(f"reply cut at {limit} bytes")
+        to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld)
+        # MAP pictures are drawn when the reply is sent (judge.mail.pictures)
+        self._enqueue_reply(session, run, to, body,
+                            attachment_text(ctx.pictures) if ctx.pictures else None)
+
+    def _enqueue_reply(self, session: Session, run: Run, to: list[str], body: str,
+                       attachment: str | None = None) -> None:
+        mail = run.mail
+        assert mail is not None
+        if not to:
+            return
+        reply = self.composer.reply(to=to, original_subject=mail.subject,
                                     original_id=mail.message_id, references=mail.references,
-                                    body=body, now=now)
-        enqueue(run.session, reply, inbound_id=run.row.id)
-        queue_outgoing(run.session, self.composer, self.config,
-                       run.context.outgoing if run.context else [], now,
-                       inbound_id=run.row.id, mail=mail, limit=self.config.judge.replies_per_day)
+                                    body=body, now=run.now)
+        enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
+
+    # ------------------------------------------------------------------ mail set aside
+
+    def set_aside(self, session: Session, row: InboundMessage) -> None:
+        """The mail failed every attempt and is set aside: say so rather than stay silent.
+
+        The sender gets a reply (unless a robot sent it, its address is unusable, or its
+        reply cap is reached) saying nothing in the mail was done and that it is kept; the
+        masters of the games it names hear of it (judge.service.faults, at most once a day per
+        game).  The keeper can run it again with ``judge inbound retry`` once it is fixed.
+        """
+        now = utcnow()
+        if not row.raw:
+            return
+        try:
+            mail = read_message(row.raw, envelope_sender=row.envelope_sender,
+                                judge_address=self.config.judge.address)
+            sender = checked_address(mail.sender) if not mail.robot_reason else None
+        except AddressError:
+            sender = None
+        events = []
+        for game in games_named(session, mail.lines):
+            events += tell_masters(session, game, now, f"a mail from {mail.sender or '?'} "
+                                   f"about {game.name}", row.note or "unknown failure")
+        queue_outgoing(session, self.composer, self.config,
+                       outgoing_for(events, self.config.judge.name), now, inbound_id=row.id)
+        if sender is None:
+            return
+        if take_reply(session, sender, now, self._cap_for(session, sender)) is not Verdict.REPLY:
+            return
+        body = self.composer.render("set_aside.txt", **self._reply_vars(mail, 0))
+        run = Run(row.id, now, mail=replace(mail, sender=sender))
+        self._enqueue_reply(session, run, screen(session, [sender], now, []), body)
+
+    def _forget_old_counts(self, session: Session) -> None:
+        """Now and then (hourly), drop the daily counts of days gone."""
+        if time.monotonic() - self._purged_at < 3600:
+            return
+        self._purged_at = time.monotonic()
+        counters.forget_old(session, utcnow())

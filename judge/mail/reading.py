@@ -2,7 +2,7 @@
 
 One job, one entry point: :func:`read_message` turns whatever the MTA handed us into a
 :class:`ReadMail` — who to answer, the subject, the threading ids, the body lines the command
-language reads, and whether the mail came from a robot that must get no answer (DESIGN §6).
+language reads, and whether the mail came from a robot that must get no answer.
 It never raises: mail is written by every kind of program, broken ones included, and a mail
 we cannot read still deserves an answer saying so (or, for robots, deliberate silence).
 
@@ -29,6 +29,8 @@ from email import policy
 from email.message import Message
 
 from bs4 import BeautifulSoup, NavigableString
+
+from judge.mail.clean import clean, clean_line
 
 __all__ = ["ReadMail", "read_message", "body_lines"]
 
@@ -62,13 +64,13 @@ def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str)
         try:
             msg = email.message_from_bytes(bytes(raw), policy=pol)
             # a fresh list per attempt: notes from a failed attempt would only confuse
-            return _read(msg, envelope_sender, judge_address, list(problems))
+            return _cleaned(_read(msg, envelope_sender, judge_address, list(problems)))
         except Exception as exc:  # noqa: BLE001 - never raise on input
             problems.append(f"mail parser failed ({type(exc).__name__}); read more leniently")
     problems.append("could not parse the mail at all; read it as plain text")
     text = _decode_text(bytes(raw), None, problems)
     env = _envelope_address(envelope_sender)
-    return ReadMail(
+    return _cleaned(ReadMail(
         message_id=None,
         sender=env or "",
         from_header="",
@@ -77,6 +79,24 @@ def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str)
         references=(),
         robot_reason="null sender" if env == "" else None if env else "no usable From address",
         problems=tuple(problems),
+    ))
+
+
+def _cleaned(mail: ReadMail) -> ReadMail:
+    """Control characters out of everything read (judge.mail.clean): what the judge stores
+    or quotes back never carries a NUL, an ESC or a stray CR from a hostile mail."""
+    def line(value: str | None) -> str | None:
+        return None if value is None else clean_line(value)
+
+    return ReadMail(
+        message_id=line(mail.message_id),
+        sender=clean_line(mail.sender),
+        from_header=clean_line(mail.from_header),
+        subject=clean_line(mail.subject),
+        lines=tuple(clean(text) for text in mail.lines),
+        references=tuple(clean_line(ref) for ref in mail.references),
+        robot_reason=line(mail.robot_reason),
+        problems=tuple(clean_line(note) for note in mail.problems),
     )
 
 

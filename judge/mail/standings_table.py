@@ -71,10 +71,13 @@ def _exact(value: Fraction | None) -> str | None:
 
 
 def render_text(table: Table) -> str:
+    # each split once: the breaker that decided it, the player's value, and the group it was
+    # computed in (a breaker computed again in a smaller group gives other values)
     rows = [dict(rank=f"{s.rank}{'=' if s.shared else ''}", total=decimal(s.total),
                  player=s.player, shared=s.shared,
-                 tiebreaks=textwrap.wrap(", ".join(f"{name} {decimal(v)}"
-                                                   for name, v in s.tiebreaks), 78 - 29))
+                 tiebreaks=[line for split in s.splits for line in textwrap.wrap(
+                     f"{split.tiebreak} {decimal(split.value)} among "
+                     f"{', '.join(split.among)}", 78 - 29, subsequent_indent="  ")])
             for s in table.lines]
     return make_environment().get_template("tournament/standings.txt").render(
         title=table.title, system=table.system.name,
@@ -92,6 +95,8 @@ def as_json(table: Table) -> dict[str, Any]:
         "standings": [
             {"rank": s.rank, "shared": s.shared, "player": s.player,
              "total": str(s.total), "score": float(s.total),
-             "tiebreaks": [{"name": name, "value": _exact(v)} for name, v in s.tiebreaks]}
+             "tiebreaks": [{"name": name, "value": _exact(v)} for name, v in s.tiebreaks],
+             "splits": [{"tiebreak": x.tiebreak, "value": _exact(x.value),
+                         "among": list(x.among)} for x in s.splits]}
             for s in table.lines],
     }

@@ -2,6 +2,13 @@
 
 A transport raises :class:`TemporaryFailure` for anything worth retrying and
 :class:`PermanentFailure` when the relay refuses for good (a 5xx answer).
+
+Delivery is at-least-once: a mail the relay took is recorded as sent in a separate step, and a
+crash between the two sends it again after the restart.  The SMTP transport keeps that window
+as small as the protocol allows: the sender records the mail right after the relay's ``250``
+to the end of the data, and the connection's ``QUIT`` waits until :meth:`close`, after the
+record.  (The Maildir transport closes the window altogether: its file names are the mails'
+keys.)
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ class Transport(Protocol):
 
         ``key`` names the mail uniquely (its Message-ID); a transport that can use it to avoid
         delivering the same mail twice after a crash does so."""
+
+    def close(self) -> None:
+        """End a run of deliveries (the sender calls it once the mails are recorded)."""
 
 
 class MaildirTransport:
@@ -60,25 +70,71 @@ class MaildirTransport:
             raise TemporaryFailure(f"cannot write to Maildir {self.path}: {exc}") from exc
         return None
 
+    def close(self) -> None:
+        pass
+
 
 class SmtpTransport:
+    """Sends through an SMTP relay, one connection for a run of mails.
+
+    The connection stays open from one mail to the next (a NOOP checks it is still there
+    before it is used again) and says QUIT only in :meth:`close`: so :meth:`send` returns as
+    soon as the relay has answered the end of the data, and the sender records the mail as
+    sent before anything else can go wrong.
+    """
+
+    QUIT_TIMEOUT = 5.0  # the mails are recorded by then: a relay slow to say goodbye costs little
+
     def __init__(self, host: str, port: int, timeout: float = 30.0) -> None:
         self.host, self.port, self.timeout = host, port, timeout
+        self._smtp: smtplib.SMTP | None = None
+
+    def _connection(self) -> smtplib.SMTP:
+        if self._smtp is not None:
+            try:
+                if self._smtp.noop()[0] == 250:
+                    return self._smtp
+            except (smtplib.SMTPException, OSError):
+                pass
+            self._drop()
+        smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        self._smtp = smtp
+        return smtp
 
     def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> str | None:
         try:
-            with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
-                refused = smtp.sendmail(mail_from, recipients, raw)
+            refused = self._connection().sendmail(mail_from, recipients, raw)
         except smtplib.SMTPRecipientsRefused as exc:
             _raise_for(exc.recipients)
             raise TemporaryFailure(str(exc)) from exc
         except smtplib.SMTPResponseException as exc:
+            # smtplib has said RSET: the connection is ready for the next mail, unless the
+            # relay is closing it (421), in which case the next NOOP finds out.
             cls = PermanentFailure if 500 <= exc.smtp_code < 600 else TemporaryFailure
             raise cls(f"{exc.smtp_code} {exc.smtp_error.decode('utf-8', 'replace')}") from exc
         except (smtplib.SMTPException, OSError, socket.timeout) as exc:
+            self._drop()
             raise TemporaryFailure(f"{self.host}:{self.port}: {exc}") from exc
         # Some recipients took it: sending again would duplicate it for them, so only note it.
         return _describe(refused) if refused else None
+
+    def close(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is None:
+            return
+        try:
+            if smtp.sock is not None:
+                smtp.sock.settimeout(self.QUIT_TIMEOUT)
+            smtp.quit()
+        except (smtplib.SMTPException, OSError):
+            pass
+        finally:
+            smtp.close()
+
+    def _drop(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is not None:
+            smtp.close()
 
 
 def _describe(refused: dict[str, tuple[int, bytes]]) -> str:

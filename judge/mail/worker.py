@@ -1,9 +1,12 @@
-"""The worker: claims stored messages and processes each in one transaction.
+"""The worker: claims stored messages and processes each.
 
 Claiming commits ``attempts + 1`` and a lease first, so a message that crashes the daemon is
 still counted; after ``[worker] max_attempts`` it is set aside (status ``failed``) for the
-operator (``judge inbound list|retry``).  Processing commits the message's effects, its outbox
-rows and its ``done`` mark together, so each message takes effect exactly once.
+operator (``judge inbound list|retry``).  A plain processor (``processor(session, row)``) runs
+in one transaction that commits the message's effects, its outbox rows and its ``done`` mark
+together; a staged one (the mail pipeline, ``processor.process(store, inbound_id)``) commits
+in several steps, each recording how far it got, and marks the message done in the last one
+with :func:`mark_processed`.  Either way each command takes effect exactly once.
 """
 
 from __future__ import annotations
@@ -11,23 +14,49 @@ from __future__ import annotations
 import logging
 import traceback
 from datetime import timedelta
-from typing import Callable
+from typing import Callable, Protocol, runtime_checkable
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.clock import utcnow
 from judge.config import Config
+from judge.mail.clean import clean
 from judge.store.db import Store
 from judge.store.leases import owner_id
 from judge.store.models import InboundMessage
 
 log = logging.getLogger("judge.worker")
 
-Processor = Callable[[Session, InboundMessage], str]
+
+@runtime_checkable
+class StagedProcessor(Protocol):
+    def process(self, store: Store, inbound_id: int) -> bool: ...
 
 
-def claim_next(store: Store, config: Config) -> int | None:
+Processor = Callable[[Session, InboundMessage], str] | StagedProcessor
+# Told, in the transaction that sets a message aside, that it is being set aside (the
+# pipeline answers the sender and tells the games' masters rather than stay silent).
+SetAside = Callable[[Session, InboundMessage], None]
+
+
+def _set_aside(session: Session, row: InboundMessage, why: str,
+               on_set_aside: SetAside | None) -> None:
+    row.status = "failed"
+    row.note = f"{why}: {row.note}" if row.note else why
+    row.lease_until = row.lease_owner = None
+    log.error("inbound %s set aside (%s): message %s from %s", row.id, why, row.message_id,
+              row.envelope_sender)
+    if on_set_aside is not None:
+        try:
+            with session.begin_nested():
+                on_set_aside(session, row)
+        except Exception:
+            log.exception("inbound %s: telling about the set-aside mail failed", row.id)
+
+
+def claim_next(store: Store, config: Config,
+               on_set_aside: SetAside | None = None) -> int | None:
     """Lease the oldest waiting message; returns its id, or None when nothing waits."""
     while True:
         now = utcnow()
@@ -42,10 +71,8 @@ def claim_next(store: Store, config: Config) -> int | None:
                 return None
             if row.attempts >= config.worker.max_attempts:
                 # Earlier attempts died without recording an error (the daemon was killed).
-                row.status = "failed"
-                row.note = (row.note or "") + f"\nset aside after {row.attempts} attempts"
-                log.warning("inbound %s set aside after %d attempts: message %s from %s",
-                            row.id, row.attempts, row.message_id, row.envelope_sender)
+                _set_aside(session, row, f"set aside after {row.attempts} attempts",
+                           on_set_aside)
                 continue
             row.attempts += 1
             row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
@@ -53,43 +80,49 @@ def claim_next(store: Store, config: Config) -> int | None:
             return row.id
 
 
+def mark_processed(session: Session, inbound_id: int, outcome: str, note: str | None) -> bool:
+    """Mark the message ``outcome`` (done, ignored) in the caller's transaction; False when
+    it is no longer new (another worker finished it: the caller must roll back)."""
+    # Conditional on still being new: with two workers only one commit can win.
+    return bool(session.execute(
+        update(InboundMessage)
+        .where(InboundMessage.id == inbound_id, InboundMessage.status == "new")
+        .values(status=outcome, processed_at=utcnow(), lease_until=None,
+                lease_owner=None, note=clean(note) if note else None)).rowcount)
+
+
 def process_claimed(store: Store, config: Config, inbound_id: int, processor: Processor) -> bool:
-    """Run ``processor`` on the message in one transaction; record the error if it fails."""
+    """Run ``processor`` on the message; record the error if it fails."""
     try:
+        if isinstance(processor, StagedProcessor):
+            return processor.process(store, inbound_id)
         with store.transaction() as session:
             row = session.get(InboundMessage, inbound_id)
             if row is None or row.status != "new":
                 return False  # someone else finished it
             outcome = processor(session, row)
-            # Conditional on still being new: with two workers only one commit can win.
-            done = session.execute(
-                update(InboundMessage)
-                .where(InboundMessage.id == inbound_id, InboundMessage.status == "new")
-                .values(status=outcome, processed_at=utcnow(), lease_until=None,
-                        lease_owner=None, note=row.note)).rowcount
-            if not done:
+            if not mark_processed(session, inbound_id, outcome, row.note):
                 session.rollback()
                 return False
         return True
     except Exception as exc:
         log.exception("inbound %s failed (will retry up to %d attempts)", inbound_id,
                       config.worker.max_attempts)
-        _record_failure(store, config, inbound_id, exc)
+        _record_failure(store, config, inbound_id, exc, getattr(processor, "set_aside", None))
         return False
 
 
-def _record_failure(store: Store, config: Config, inbound_id: int, exc: Exception) -> None:
+def _record_failure(store: Store, config: Config, inbound_id: int, exc: Exception,
+                    on_set_aside: SetAside | None) -> None:
     detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     with store.transaction() as session:
         row = session.get(InboundMessage, inbound_id)
         if row is None:
             return
-        row.note = detail[:4000]
+        row.note = clean(detail)[:4000]
         row.lease_until = row.lease_owner = None
         if row.attempts >= config.worker.max_attempts:
-            row.status = "failed"
-            log.warning("inbound %s set aside after %d attempts: message %s from %s: %s",
-                        inbound_id, row.attempts, row.message_id, row.envelope_sender, detail)
+            _set_aside(session, row, f"set aside after {row.attempts} attempts", on_set_aside)
 
 
 def process_pending(store: Store, config: Config, processor: Processor,
@@ -97,7 +130,7 @@ def process_pending(store: Store, config: Config, processor: Processor,
     """Process waiting messages until none is left (or ``limit``); returns how many were tried."""
     count = 0
     while limit is None or count < limit:
-        inbound_id = claim_next(store, config)
+        inbound_id = claim_next(store, config, getattr(processor, "set_aside", None))
         if inbound_id is None:
             break
         process_claimed(store, config, inbound_id, processor)

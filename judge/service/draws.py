@@ -20,9 +20,10 @@ from sqlalchemy.orm import Session
 
 from judge.core import Position, load_map
 from judge.core import draws as core
+from judge.core.powers import PowerNames
 from judge.service import clock, formal_state
 from judge.service.errors import GameError
-from judge.service.events import Event, GameEnded
+from judge.service.events import Event, GameEnded, GameResumed
 from judge.service.games import audience, notice, rules_of, variant_title
 from judge.service.positions import load_position
 from judge.service.results import record_result, result_of, clear_result
@@ -67,6 +68,11 @@ def survivors(game: Game) -> tuple[str, ...]:
 
 def _powers(game: Game) -> tuple[str, ...]:
     return tuple(load_map(game.variant).powers)
+
+
+def _spellings(game: Game) -> PowerNames:
+    """How the game's powers may be named (initials, names, adjectives: the map's)."""
+    return PowerNames.of_map(load_map(game.variant))
 
 
 def _rows(session: Session, game: Game, kind: str | None = None) -> list[DrawVote]:
@@ -225,7 +231,7 @@ def set_draw(session: Session, game: Game, power: str, listed: str, now: datetim
         raise GameError(f"{game.name} is a NoDIAS game: SET DRAW needs the list of powers "
                         f"you would share a draw with, e.g. SET DRAW AEF; your previous vote "
                         f"stands.")
-    found = core.parse_power_list(listed, alive, _powers(game))
+    found = core.parse_power_list(listed, alive, _spellings(game))
     if isinstance(found, core.VoteError):
         raise _refuse(found)
     ordered = [p for p in _powers(game) if p in found]
@@ -252,7 +258,7 @@ def set_nodraw(session: Session, game: Game, power: str, now: datetime) -> Cast:
 def set_concede(session: Session, game: Game, power: str, target_text: str,
                 now: datetime) -> Cast:
     alive = _voter(game, power, "SET CONCEDE", ("DIAS", "NODIAS"))
-    target = core.parse_power(target_text, alive, _powers(game))
+    target = core.parse_power(target_text, alive, _spellings(game))
     if isinstance(target, core.VoteError):
         raise _refuse(target)
     if target == power:
@@ -300,7 +306,7 @@ def propose(session: Session, game: Game, power: str, what: str, now: datetime) 
     if kind == "CONCEDE":
         if len(words) < 2:
             raise GameError("name the power to concede to, e.g. PROPOSE CONCEDE F.")
-        found = core.parse_power(words[1], alive, _powers(game))
+        found = core.parse_power(words[1], alive, _spellings(game))
         if isinstance(found, core.VoteError):
             raise _refuse(found, "nothing was proposed")
         target = found
@@ -432,9 +438,9 @@ def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
     clear_votes(session, game)
     game.state = "active"
     clock.start_clock(game, now)
-    return [notice(session, game, "Resumed",
-                   f"The master has resumed {game.name} after its {result.result}: play goes "
-                   f"on at {game.phase}, and every vote has been cleared.")]
+    return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
+                        phase=game.phase, deadline=clock.deadline_of(game),
+                        after=result.result)]
 
 
 def votes_shown(session: Session, game: Game, power: str | None,

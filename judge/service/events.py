@@ -68,6 +68,33 @@ class LateNotice(GameEvent):
     deadline: datetime
     grace_until: datetime
     powers: tuple[str, ...]
+    # the powers whose missing orders will not be filled in when the grace ends (no
+    # CIVIL_DISORDER, or dummies without CD_DUMMIES): the game will wait for them
+    awaited: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OrdersAwaited(GameEvent):
+    """The grace is over and the game waits: these powers' orders are not filled in (no
+    CIVIL_DISORDER; dummies without CD_DUMMIES).  Told once, to them and the master."""
+
+    phase: str
+    grace_until: datetime
+    powers: tuple[str, ...]
+    dummies: tuple[str, ...] = ()  # those of ``powers`` that are dummies
+
+
+@dataclass(frozen=True)
+class FormalRepaired(GameEvent):
+    """The master changed a Formal game's wars, spheres or points directly (SET WAR, SET
+    PEACE, SET SPHERE, SET NOSPHERE, SET POINTS)."""
+
+    phase: str
+    what: str  # war | peace | sphere | nosphere | points
+    powers: tuple[str, ...] = ()
+    province: str = ""  # its name, for spheres
+    points: int = 0
+    status: tuple[str, ...] = ()  # the wars, spheres and points after the change
 
 
 @dataclass(frozen=True)
@@ -78,6 +105,59 @@ class GameNotice(GameEvent):
     title: str  # goes into the subject after the phase
     text: str
     deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change to when or how a game moves, as data (the template says it in words).
+
+    ``what``: ``deadline`` (``moment``: the master's new deadline for the phase), ``duration``
+    (``phases``: the types M, R and A it applies to, ``seconds``), ``grace`` (``seconds``),
+    ``clock`` (``minute`` after midnight, ``days`` ISO weekdays or none for every day,
+    ``zone``), ``noclock``, ``rules`` (``names`` now in force), ``max_absence`` (``count``
+    days),
+    ``absence`` (``power`` will be away from ``starts`` to ``ends``), ``noabsence`` (that
+    absence ended early: ``how`` withdrawn, refused or cancelled).  ``moved``: the current
+    deadline moved because of it."""
+
+    what: str
+    moment: datetime | None = None
+    phases: str = ""
+    seconds: int = 0
+    minute: int = 0
+    days: tuple[int, ...] = ()
+    zone: str = ""
+    names: tuple[str, ...] = ()
+    power: str = ""
+    starts: datetime | None = None
+    ends: datetime | None = None
+    moved: bool = False
+    how: str = ""
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class ParameterChanged(GameEvent):
+    """The classic Judge's Parameter Change: told to everybody in the game, with the
+    deadline of the current phase as it now is (None when the game has no running clock)."""
+
+    phase: str
+    deadline: datetime | None
+    changes: tuple[Change, ...]
+    state: str = "active"  # the game's: forming, active or paused
+    grace_until: datetime | None = None  # late orders are taken until then
+
+
+@dataclass(frozen=True)
+class GameResumed(GameEvent):
+    """The master resumed a paused game, or one ended by a draw or concession (``after``:
+    draw | concession; its votes are cleared); ``ready``: every order is in, so the phase is
+    processed at once."""
+
+    phase: str
+    deadline: datetime | None
+    ready: bool = False
+    after: str = ""
 
 
 @dataclass(frozen=True)
@@ -96,5 +176,30 @@ class PressSent(GameEvent):
     master_to: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class GameFault(GameEvent):
+    """Told to the masters: processing the game failed because of a fault in the judge."""
+
+    phase: str
+    what: str  # what the judge was doing
+    detail: str  # the failure, one line
+    failures: int  # failures in a row so far
+    retry_at: datetime | None  # when the scheduler tries again (None: the clock is stopped)
+
+
+
+@dataclass(frozen=True)
+class SignonFailures(GameEvent):
+    """Passwords for a role were guessed wrong several times today (told once a day to the
+    role's player and the master)."""
+
+    phase: str
+    role: str  # the power, MASTER or OBSERVER
+    letter: str  # as in SIGNON <letter><game>
+    failures: int
+
+
+
 Event = (GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice
-         | GameNotice | PressSent)
+         | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault | SignonFailures
+         | ParameterChanged | GameResumed)

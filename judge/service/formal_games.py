@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from judge.core import PhaseResult, Position, load_map
 from judge.core.formal import (FormalState, adjudicate_formal, status_lines, turn_lines,
-                                vp_table)
+                                unit_lines, vp_table)
 from judge.service import clock, draws, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded
@@ -40,11 +40,17 @@ def adjudicate_phase(game: Game, before: Position,
                      orders: Mapping[str, list[str]]) -> FormalPhase:
     """Adjudicate the current phase with the Formal rules around the standard ones."""
     m = before.map
-    res = adjudicate_formal(before, formal_state.state_of(game), orders)
-    facts = {"formal": {"turn": turn_lines(m, res), "status": status_lines(m, res.state),
-                        "winners": list(res.winners)},
-             # 18 centres win nothing here: the game ends on points after its last year
-             "winner": None}
+    res = adjudicate_formal(before, formal_state.state_of(game), orders,
+                            multiple_orders_hold="NO_CHECK" in game.rules.split())
+    facts: dict[str, Any] = {
+        "formal": {"turn": turn_lines(m, res), "status": status_lines(m, res.state),
+                   "winners": list(res.winners)},
+        # claims in words, as in the Formal section
+        "orders": unit_lines(m, before, res),
+        # 18 centres win nothing here: the game ends on points after its last year
+        "winner": None}
+    if res.game_over:  # no next year: nothing to build or remove
+        facts["adjustments"] = []
     return FormalPhase(replace(res.phase_result, results=res.results), facts, res.state)
 
 
@@ -56,8 +62,9 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
                    now: datetime) -> list[Event]:
     """End a Formal game whose last year is over: the powers with the most points win.
 
-    One winner is a solo result, several share it as a draw (for the tournament record);
-    either way everybody gets a :class:`GameEnded` mail with the points.
+    One winner is a solo result, several share it (recorded as a draw of the winners for the
+    tournament record); either way it is a victory -- a shared one, as GET FORMAL calls it,
+    never a draw -- and everybody gets a :class:`GameEnded` mail with the points.
     """
     if not formal_state.is_formal(game):
         return []
@@ -67,13 +74,12 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
     order = list(pos.map.powers)
     winners = tuple(sorted(state.winners, key=order.index))
     game.state = "finished"
-    game.winner = winners[0] if len(winners) == 1 else None
+    game.winner = " ".join(winners)  # as SHARED_VICTORY writes a shared victory
     clock.stop_clock(game)
     record_result(session, game, "solo" if len(winners) == 1 else "draw", winners, played,
                   pos, now)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
-                      phase=played, how="victory" if len(winners) == 1 else "draw",
-                      winner=game.winner, members=winners,
+                      phase=played, how="victory", winner=winners[0], members=winners,
                       reason=f"the most victory points after the Fall of {state.last_year}",
                       points=vp_table(pos.map, state))]
 

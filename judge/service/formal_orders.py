@@ -30,6 +30,7 @@ declarations already given this turn).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from judge.core import Move, OrderError, Position, Retreat, Unit, UnitSpec, parse_order
 from judge.core.formal import (ClaimSphere, DeclareWar, FormalOrder, FormalState, SupportClaim,
@@ -42,25 +43,26 @@ from judge.core.maps import province_of
 from judge.service import formal_state
 from judge.service.errors import GameError
 from judge.service.games import variant_title
-from judge.service.orders import PHASE_WORDS, stored_orders, submit_line
+from judge.service.orders import Entry, PHASE_WORDS, enter_line, place, stored_orders
 from judge.store.models import Game, Seat
 
 
-def submit_order_line(seat: Seat, game: Game, pos: Position, line: str,
-                      **options: bool) -> str:
+def enter_order_line(seat: Seat, game: Game, pos: Position, line: str, *,
+                     this_mail: set[str] | None = None, **options: bool) -> Entry:
     """Check and store any order line of a power: a formal order (refused with a reason
     outside Formal games), else a standard one (``options``, the game rules' say on order
-    entry, as in :func:`judge.service.orders.submit_line`).  Returns what the reply
-    acknowledges."""
-    formal = submit_formal_line(seat, game, pos, line)
+    entry, as in :func:`judge.service.orders.enter_line`; ``this_mail`` the keys stored by
+    the same mail so far).  Says what the reply acknowledges."""
+    keep_repeats = not options.get("check_legality", True) and pos.phase.type == "M"
+    formal = enter_formal_line(seat, game, pos, line, this_mail, keep_repeats)
     if formal is not None:
         return formal
-    text = submit_line(seat, pos, line, **options)
+    entry = enter_line(seat, pos, line, this_mail=this_mail, **options)
     if formal_state.is_formal(game):
-        warning = _void_warning(pos, formal_state.state_of(game), seat, text)
+        warning = _void_warning(pos, formal_state.state_of(game), seat, entry.text)
         if warning:
-            return f"{text} (but {warning})"
-    return text
+            return replace(entry, text=f"{entry.text} (but {warning})")
+    return entry
 
 
 def _void_warning(pos: Position, state: FormalState, seat: Seat, text: str) -> str | None:
@@ -83,6 +85,16 @@ def _void_warning(pos: Position, state: FormalState, seat: Seat, text: str) -> s
 def submit_formal_line(seat: Seat, game: Game, pos: Position, line: str) -> str | None:
     """Check and store a formal order line; its canonical text (and any warning), or ``None``
     when the line is not a formal order.  A refused line (GameError) changes nothing."""
+    entry = enter_formal_line(seat, game, pos, line)
+    return None if entry is None else entry.text
+
+
+def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
+                      this_mail: set[str] | None = None,
+                      keep_repeats: bool = False) -> Entry | None:
+    """As :func:`submit_formal_line`, saying what it did; a claim or a support of one is the
+    unit's order and is placed as any order of the unit (:func:`judge.service.orders.place`).
+    """
     parsed = parse_formal_order(pos.map, line)
     if parsed is None:
         return None
@@ -100,9 +112,16 @@ def submit_formal_line(seat: Seat, game: Game, pos: Position, line: str) -> str 
         raise GameError(f"{power.capitalize()} has been eliminated.")
     key, text, warning = _check(pos, formal_state.state_of(game), power, parsed)
     current = stored_orders(seat)
-    current[key] = text
+    if ":" in key:  # DWO, SUR, Undo SOI: one each, not a unit's order
+        current[key] = text
+        entry = Entry(text)
+    else:
+        entry = place(current, key, text, keep_repeats=keep_repeats, this_mail=this_mail)
     seat.orders = json.dumps(current, sort_keys=True)
-    return f"{text} (but {warning}: judged when the turn is processed)" if warning else text
+    if warning:
+        entry = replace(entry, text=f"{text} (but {warning}: judged when the turn is "
+                                    f"processed)")
+    return entry
 
 
 def _name(power: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from judge.core import load_map
 from judge.core.formal import DEFAULT_TURNS, FormalState, initial_formal_state
-from judge.service.errors import GameError
+from judge.service.errors import GameError, UnreadableState
 from judge.store.models import Game
 
 VARIANT = "formal"
@@ -44,7 +44,11 @@ def new_variant_state(variant: str, turns: int | None) -> str | None:
 
 
 def _dump(state: FormalState, draws: bool) -> str:
-    return json.dumps({"formal": state.to_dict(), "draws": draws}, sort_keys=True)
+    """The stored form, proven to load back into the same state (see ``dump_position``)."""
+    text = json.dumps({"formal": state.to_dict(), "draws": draws}, sort_keys=True)
+    if FormalState.from_dict(json.loads(text)["formal"]) != state:
+        raise UnreadableState("the Formal Diplomacy state would load back differently")
+    return text
 
 
 def _document(text: str | None) -> dict[str, Any]:

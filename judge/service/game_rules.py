@@ -1,4 +1,4 @@
-"""The game rules of a stored game (seed 002): choosing them, changing them, asking them.
+"""The game rules of a stored game (DPjudge's rules): choosing them, changing them, asking them.
 
 The registry and its resolution are pure (:mod:`judge.core.gamerules`); this module turns a
 master's request into the names stored in ``games.rules`` (always the resolved set, so every

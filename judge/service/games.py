@@ -10,26 +10,28 @@ from __future__ import annotations
 import random
 import re
 import secrets
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Iterable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc, utcnow
+from judge.clock import utcnow
 from judge.core import initial_position, load_map
-from judge.service import clock, formal_state, game_rules
+from judge.core.powers import PowerNameError, find_power
+from judge.service import clock, formal_state, game_rules, signon_guard
 from judge.service.errors import GameError
-from judge.service.events import Event, GameEnded, GameNotice, GameStarted, PowerAssigned
-from judge.service.passwords import check_password, hash_password
+from judge.service.events import (Change, Event, GameEnded, GameNotice, GameResumed,
+                                  GameStarted, ParameterChanged, PowerAssigned, SignonFailures)
+from judge.service.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, load_position
+from judge.service.privacy import require_sight
 from judge.service.results import record_result
-from judge.store.models import Game, Seat, SignonFailure
+from judge.store.models import Game, Seat
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 VARIANTS = {"standard": "Standard", "formal": "Formal"}
-# Throttle: this many failed SIGNONs for one game and role within the window lock that role
-# until the window ends.
-MAX_FAILURES, FAILURE_WINDOW = 5, timedelta(minutes=15)
 RUNNING = ("active", "paused")
 
 _rng = random.SystemRandom()
@@ -49,6 +51,25 @@ def lock_game(session: Session, game_id: int) -> Game:
     already serialises writers) and re-read so no stale copy is changed."""
     return session.scalars(select(Game).where(Game.id == game_id).with_for_update()
                            .execution_options(populate_existing=True)).one()
+
+
+# commands whose first argument names a game (SIGNON's after the power letter)
+_NAMING_GAMES = {"SIGNON", "LIST", "HISTORY", "SUMMARY", "JOIN", "OBSERVE", "MAP"}
+
+
+def games_named(session: Session, lines: Iterable[str]) -> list[Game]:
+    """The existing games a mail's lines name, by the commands that name one (first seen
+    first): who to tell when a mail about them could not be processed."""
+    keys: list[str] = []
+    for line in lines:
+        words = line.split()
+        if len(words) > 1 and words[0].upper() in _NAMING_GAMES:
+            name = words[1][1:] if words[0].upper() == "SIGNON" else words[1]
+            keys.append(name.lstrip("?").lower()[:32])
+    if not keys:
+        return []
+    found = {g.name_key: g for g in session.scalars(select(Game).where(Game.name_key.in_(keys)))}
+    return [found[k] for k in dict.fromkeys(keys) if k in found]
 
 
 def seats(session: Session, game: Game, kind: str | None = None,
@@ -81,11 +102,11 @@ def make_dummy(session: Session, game: Game, power: str, now: datetime) -> Seat:
     """A dummy seat for ``power``: no player; the master orders it with BECOME.
 
     Its address is the master's (nothing is mailed to it: only active seats hear of the game)
-    and its password random, so nobody can sign on as it.
+    and it has no password, so nobody can sign on as it.
     """
     master = seats(session, game, "master")[0]
     seat = Seat(game_id=game.id, kind="power", power=power, address=master.address,
-                password_hash=hash_password(secrets.token_urlsafe(24)), wait=False,
+                password_hash=UNUSABLE, wait=False,
                 orders="{}", status="dummy", joined_at=now)
     session.add(seat)
     session.flush()
@@ -106,12 +127,12 @@ def rules_of(game: Game) -> set[str]:
 
 
 def power_named(game: Game, word: str) -> str:
-    m = load_map(game.variant)
-    w = word.strip().upper()
-    for name, p in m.powers.items():
-        if w in (name, p.adjective.upper(), p.letter):
-            return name
-    raise GameError(f'"{word}" is not a power ({", ".join(p.capitalize() for p in m.powers)}).')
+    """The power ``word`` names in the game's map: the one reader of power names (initial,
+    name, adjective, unambiguous beginning), as in orders and votes."""
+    found = find_power(load_map(game.variant), word)
+    if isinstance(found, PowerNameError):
+        raise GameError(f"{found.message}.")
+    return found
 
 
 # --------------------------------------------------------------------------- creating, joining
@@ -165,8 +186,12 @@ def _check_password(password: str) -> None:
 
 
 def join_game(session: Session, name: str, password: str, address: str, now: datetime,
-              power: str | None = None) -> tuple[Seat, list[Event]]:
+              power: str | None = None, privacy: str | None = None
+              ) -> tuple[Seat, list[Event]]:
+    """A place in a forming game (``privacy``: the privacy password of a private game)."""
     game = lock_game(session, find_game(session, name).id)
+    require_sight(session, game, now, password=privacy, sender=address,
+                  what=f"JOIN {game.name} <password> PRIVACY <privacy password>")
     if game.state != "forming":
         raise GameError(f"{game.name} is not forming players any more (it is {game.state}).")
     _check_password(password)
@@ -197,8 +222,11 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
 
 
 def observe_game(session: Session, name: str, password: str, address: str,
-                 now: datetime) -> Seat:
+                 now: datetime, privacy: str | None = None) -> Seat:
+    """An observer's seat (``privacy``: the privacy password of a private game)."""
     game = find_game(session, name)
+    require_sight(session, game, now, password=privacy, sender=address,
+                  what=f"OBSERVE {game.name} <password> PRIVACY <privacy password>")
     if "NO_OBSERVATIONS" in rules_of(game):
         raise GameError(f"{game.name} does not allow observers.")
     if game.state in ("finished", "terminated"):
@@ -213,41 +241,63 @@ def observe_game(session: Session, name: str, password: str, address: str,
 
 # --------------------------------------------------------------------------- signing on
 
-def signon(session: Session, name: str, letter: str, password: str, now: datetime) -> Seat:
-    """The seat reached by ``SIGNON <letter><name> <password>``; throttled per game and role."""
+def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
+    """The seats ``SIGNON <letter><game>`` may reach: a power's player, the master(s), the
+    observers; GameError when the letter reaches nobody."""
+    letter = letter.upper()
+    if letter == "M":
+        return seats(session, game, "master")
+    if letter == "O":
+        return seats(session, game, "observer")
+    m = load_map(game.variant)
+    power = next((p for p, v in m.powers.items() if v.letter == letter), None)
+    if power is None:
+        raise GameError(f'"{letter}" is not a power initial, M (master) or O (observer).')
+    if game.state == "forming":
+        raise GameError(f"{game.name} has not started: powers are assigned when it does.")
+    candidates = [s for s in seats(session, game, "power") if s.power == power]
+    if not candidates:
+        raise GameError(f"nobody plays {power.capitalize()} in {game.name}.")
+    return candidates
+
+
+@dataclass(frozen=True)
+class SignonResult:
+    """A SIGNON's outcome: the seat reached, or why not (the failure is counted, and the
+    events tell the role's player and the master when guessing has begun)."""
+
+    seat: Seat | None
+    refusal: str | None = None
+    events: tuple[Event, ...] = ()
+
+
+def signon(session: Session, name: str, letter: str, password: str, now: datetime, *,
+           sender: str, per_sender: int, per_role: int) -> SignonResult:
+    """``SIGNON <letter><name> <password>`` from ``sender``, throttled (judge.service.
+    signon_guard) except from the role's own address.  GameError for a game or role that
+    does not exist; a wrong or unchecked password is a refusal in the result, so that the
+    failure counted is kept."""
     game = find_game(session, name)
     letter = letter.upper()
-    failure = session.get(SignonFailure, (game.id, letter))
-    if failure and now - as_utc(failure.window_start) >= FAILURE_WINDOW:  # type: ignore[operator]
-        failure.count, failure.window_start = 0, now
-    if failure and failure.count >= MAX_FAILURES:
-        until = as_utc(failure.window_start) + FAILURE_WINDOW  # type: ignore[operator]
-        raise GameError(f"too many failed sign-ons for this role in {game.name}; try again "
-                        f"after {until:%H:%M} UTC.")
-    if letter == "M":
-        candidates = seats(session, game, "master")
-    elif letter == "O":
-        candidates = seats(session, game, "observer")
-    else:
-        m = load_map(game.variant)
-        power = next((p for p, v in m.powers.items() if v.letter == letter), None)
-        if power is None:
-            raise GameError(f'"{letter}" is not a power initial, M (master) or O (observer).')
-        if game.state == "forming":
-            raise GameError(f"{game.name} has not started: powers are assigned when it does.")
-        candidates = [s for s in seats(session, game, "power") if s.power == power]
-        if not candidates:
-            raise GameError(f"nobody plays {power.capitalize()} in {game.name}.")
+    candidates = role_seats(session, game, letter)
+    own = any(s.address == sender for s in candidates)
+    refused = signon_guard.refusal(session, game, letter, sender, own, now, per_sender,
+                                   per_role)
+    if refused:
+        return SignonResult(None, refused)
     for seat in candidates:
         if check_password(password, seat.password_hash):
-            if failure:
-                failure.count = 0
-            return seat
-    if failure is None:
-        failure = SignonFailure(game_id=game.id, role=letter, count=0, window_start=now)
-        session.add(failure)
-    failure.count += 1
-    raise GameError(f"wrong password for {letter}{game.name}.")
+            return SignonResult(seat)
+    failures = signon_guard.record_failure(session, game, letter, sender, own, now)
+    events: tuple[Event, ...] = ()
+    if failures is not None:
+        told = [s.address for s in candidates] if letter not in ("M", "O") else []
+        told += [s.address for s in seats(session, game, "master")]
+        role = {"M": "MASTER", "O": "OBSERVER"}.get(letter) or str(candidates[0].power)
+        events = (SignonFailures(game=game.name, variant=variant_title(game),
+                                 to=tuple(dict.fromkeys(told)), phase=game.phase, role=role,
+                                 letter=letter, failures=failures),)
+    return SignonResult(None, f"wrong password for {letter}{game.name}.", events)
 
 
 # --------------------------------------------------------------------------- master controls
@@ -291,6 +341,16 @@ def notice(session: Session, game: Game, title: str, text: str) -> GameNotice:
                       if game.state == "active" else None)
 
 
+def parameter_change(session: Session, game: Game, *changes: Change) -> ParameterChanged:
+    """Everybody in the game is told that when or how it moves has changed."""
+    running = game.state == "active" and game.deadline is not None
+    return ParameterChanged(game=game.name, variant=variant_title(game),
+                            to=audience(session, game), phase=game.phase,
+                            deadline=clock.deadline_of(game) if running else None,
+                            changes=changes, state=game.state,
+                            grace_until=clock.grace_until(game) if running else None)
+
+
 def pause_game(session: Session, game: Game) -> list[Event]:
     if game.state != "active":
         raise GameError(f"{game.name} is {game.state}, not active.")
@@ -303,9 +363,12 @@ def pause_game(session: Session, game: Game) -> list[Event]:
 def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
     if game.state != "paused":
         raise GameError(f"{game.name} is {game.state}, not paused.")
+    from judge.service.phases import is_ready  # phases builds on this module
     game.state = "active"
     clock.start_clock(game, now)
-    return [notice(session, game, "Resumed", f"The master has resumed {game.name}.")]
+    return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
+                        phase=game.phase, deadline=clock.deadline_of(game),
+                        ready=is_ready(session, game))]
 
 
 def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:
@@ -367,9 +430,12 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     session.add(seat)
     session.flush()
     base = dict(game=game.name, variant=variant_title(game))
+    told = notice(session, game, f"{power.capitalize()} has a new player",
+                  f"The master has given {power.capitalize()} in {game.name} to a new player.")
+    # the new player hears it in their own mail (the one mail a new address gets at first)
+    told = replace(told, to=tuple(a for a in told.to if a != address))
     events: list[Event] = [
-        notice(session, game, f"{power.capitalize()} has a new player",
-               f"The master has given {power.capitalize()} in {game.name} to a new player."),
+        told,
         PowerAssigned(**base, to=(address,), power=power, phase=game.phase,  # type: ignore[arg-type]
                       deadline=clock.deadline_of(game), by_master=True)]
     return seat, events

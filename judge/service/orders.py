@@ -3,6 +3,9 @@ each power still owes.
 
 A power's orders are stored per unit (``{"PAR": "A PAR - BUR"}``) so a new order for a unit
 replaces the old one; in adjustment phases builds are keyed by the centre and waives count.
+Under NO_CHECK a mail that gives a unit two different orders in a movement phase keeps both
+(``"MAR"`` and ``"MAR#2"``): DPjudge's rules make such a unit hold, both orders reported
+invalid; a later mail's order for the unit replaces them all.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def check_order(pos: Position, power: str, line: str, current: dict[str, str], *
     ``check_order``: a reachable destination, a unit to support that can get there, a fleet
     at sea to convoy, one of the unit's retreats, a vacant owned home centre to build in).
     ``check_legality=False`` (the NO_CHECK game rule) leaves those errors to the results:
-    only what seed 002 checks at entry remains (every name known and unambiguous, which the
+    only what DPjudge's rules check at entry remains (every name known and unambiguous, which the
     parser sees to, and no coast on the destination of a supported fleet move).
     """
     m, t = pos.map, pos.phase.type
@@ -83,8 +86,8 @@ def check_order(pos: Position, power: str, line: str, current: dict[str, str], *
         key, text = _check_unit_order(pos, power, o)
     if check_legality:
         why = illegal_because(pos, power, o, build_any=build_any)
-        if why:
-            raise GameError(why + ".")
+        if why is not None:
+            raise GameError(why.message + ".")
     elif isinstance(o, Support) and o.dest and o.dest != province_of(o.dest):
         raise GameError("a support of a fleet move may not name the coast it goes to "
                         f"(write {m.location_text(province_of(o.dest))} without the coast).")
@@ -135,14 +138,66 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
     return key, o.text()
 
 
-def submit_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True,
-                build_any: bool = False, only_new: bool = False) -> str:
-    """Check and store one order line for the seat's power; returns the canonical order.
+@dataclass(frozen=True)
+class Entry:
+    """What storing one order line did, for the reply.
+
+    ``text`` is the canonical order (with any warning the variant adds); ``replaced`` the
+    unit's earlier orders it took the place of; ``alongside`` (NO_CHECK) the unit's other
+    orders given in the same mail, all kept: the unit will hold unless one is withdrawn.
+    """
+
+    text: str
+    replaced: tuple[str, ...] = ()
+    alongside: tuple[str, ...] = ()
+
+
+REPEAT = "#"  # "MAR#2": a unit's second order in one mail (NO_CHECK)
+
+
+def unit_keys(current: dict[str, str], key: str) -> list[str]:
+    """The keys of every order stored for the unit (or build) of ``key``."""
+    return [k for k in current if k == key or k.startswith(key + REPEAT)]
+
+
+def place(current: dict[str, str], key: str, text: str, *, keep_repeats: bool = False,
+          this_mail: set[str] | None = None) -> Entry:
+    """Put ``text`` under ``key`` in a power's orders (changed in place).
+
+    An order for a unit replaces the unit's orders, except under ``keep_repeats`` (NO_CHECK,
+    movement) when the unit was already ordered differently in this mail (``this_mail``: the
+    keys stored by this mail so far): then both stay, and the unit will hold.
+    """
+    mine = unit_keys(current, key)
+    earlier = [current[k] for k in mine]
+    seen = this_mail if this_mail is not None else set()
+    given_now = [k for k in mine if k in seen]
+    if keep_repeats and given_now:
+        if text in (current[k] for k in given_now):
+            return Entry(text)  # the same order twice is one order
+        n = 2
+        while f"{key}{REPEAT}{n}" in current:
+            n += 1
+        current[f"{key}{REPEAT}{n}"] = text
+        seen.add(f"{key}{REPEAT}{n}")
+        return Entry(text, alongside=tuple(current[k] for k in given_now))
+    for k in mine:
+        del current[k]
+    current[key] = text
+    seen.add(key)
+    return Entry(text, replaced=tuple(dict.fromkeys(t for t in earlier if t != text)))
+
+
+def enter_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True,
+               build_any: bool = False, only_new: bool = False,
+               this_mail: set[str] | None = None) -> Entry:
+    """Check and store one order line for the seat's power; says what it did.
 
     A refused line (GameError) changes nothing: the unit keeps its previous order, if any.
-    ``check_legality=False`` is the NO_CHECK rule (see :func:`check_order`), ``build_any``
-    BUILD_ANY; ``only_new`` refuses to change an order already given (CIVIL_DISORDER after
-    the deadline: no late changes).
+    ``check_legality=False`` is the NO_CHECK rule (see :func:`check_order`; it also keeps a
+    unit's different orders given in one mail, see :func:`place`), ``build_any`` BUILD_ANY;
+    ``only_new`` refuses to change an order already given (CIVIL_DISORDER after the
+    deadline: no late changes).
     """
     assert seat.power is not None
     current = stored_orders(seat)
@@ -153,9 +208,18 @@ def submit_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = 
     if only_new and key in current:
         raise GameError("the deadline has passed: under CIVIL_DISORDER an order given before"
                         " it cannot be changed (orders for units without one are still taken).")
-    current[key] = text
+    entry = place(current, key, text, this_mail=this_mail,
+                  keep_repeats=not check_legality and pos.phase.type == "M")
     seat.orders = json.dumps(current, sort_keys=True)
-    return text
+    return entry
+
+
+def submit_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True,
+                build_any: bool = False, only_new: bool = False) -> str:
+    """Check and store one order line for the seat's power; returns the canonical order
+    (see :func:`enter_line`)."""
+    return enter_line(seat, pos, line, check_legality=check_legality, build_any=build_any,
+                      only_new=only_new).text
 
 
 @dataclass(frozen=True)
@@ -166,6 +230,8 @@ class OrderSet:
     phase: str
     orders: tuple[str, ...]
     missing: tuple[str, ...]
+    # units given more than one order (NO_CHECK): they will hold
+    repeated: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -185,8 +251,11 @@ def order_set(pos: Position, power: str, current: dict[str, str], *,
         left = owed(pos, power, build_any=build_any) - len(current)
         word = "build" if _delta(pos, power) > 0 else "removal"
         missing = [f"{left} {word}{'s' if left > 1 else ''}"] if left > 0 else []
+    repeated = tuple(pos.unit_at(k.split(REPEAT)[0]).text(m)  # type: ignore[union-attr]
+                     for k in sorted(current) if k.endswith(f"{REPEAT}2")
+                     and pos.unit_at(k.split(REPEAT)[0]) is not None)
     return OrderSet(power, str(pos.phase), tuple(current[k] for k in sorted(current)),
-                    tuple(missing))
+                    tuple(missing), repeated)
 
 
 def orders_for_adjudication(power_seats: list[Seat]) -> dict[str, list[str]]:

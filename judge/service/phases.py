@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
 from judge.core.victory import winners, year_end_winners
+from judge.maps.document import results_by_power
 from judge.service import clock, draws, formal_games, formal_state, game_rules
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, PhaseProcessed
@@ -51,14 +52,39 @@ def waiting_powers(session: Session, game: Game, pos: Position | None = None) ->
     return _late(game, pos or position_of(game), seats(session, game, "power"))
 
 
+def owing_powers(session: Session, game: Game, pos: Position | None = None) -> list[str]:
+    """Powers the game waits for now: players without complete orders, and dummies without
+    them unless CD_DUMMIES is in force (map order)."""
+    players = [s for s in seats(session, game, "power") if s.power]
+    dummies = [] if game_rules.has(game, "CD_DUMMIES") else dummy_seats(session, game)
+    return _late(game, pos or position_of(game), players + dummies)
+
+
+def overdue_powers(session: Session, game: Game, pos: Position | None = None) -> list[str]:
+    """Powers the game goes on waiting for once the grace is over: their missing orders are
+    not filled in.  CIVIL_DISORDER fills in everybody's, CD_DUMMIES the dummies' (DPjudge's
+    rules: "CIVIL_DISORDER will default the orders of all powers (whether dummy or not),
+    while CD_DUMMIES will default the orders only of the dummy powers")."""
+    players = ([] if game_rules.has(game, "CIVIL_DISORDER")
+               else [s for s in seats(session, game, "power") if s.power])
+    dummies = [] if game_rules.has(game, "CD_DUMMIES") else dummy_seats(session, game)
+    return _late(game, pos or position_of(game), players + dummies)
+
+
 def is_ready(session: Session, game: Game) -> bool:
     """Every power owing orders has given them all, and nobody asked to wait.
 
-    Dummies count unless CD_DUMMIES is in force: without it the game waits (until the
-    deadline) for the master to order them.  Vacant powers (nobody joined, or the player left)
-    never hold the game up.  ALWAYS_WAIT games wait for the deadline or the master.
+    Dummies count unless CD_DUMMIES is in force: without it the game waits for the master to
+    order them.  Vacant powers (nobody joined, or the player left) never hold the game up.
+    ALWAYS_WAIT games wait for the deadline or the master.  Once the grace is over and the
+    game waits for late powers (clock stage WAITING), the deadline has passed: it is ready
+    as soon as no power it waits for is missing orders, whatever WAIT or ALWAYS_WAIT say.
     """
-    if game.state != "active" or game_rules.has(game, "ALWAYS_WAIT"):
+    if game.state != "active":
+        return False
+    if game.clock_stage == clock.WAITING:
+        return not overdue_powers(session, game)
+    if game_rules.has(game, "ALWAYS_WAIT"):
         return False
     players = [s for s in seats(session, game, "power") if s.power]
     dummies = [] if game_rules.has(game, "CD_DUMMIES") else dummy_seats(session, game)
@@ -102,12 +128,14 @@ def results_facts(m: Map, before: Position, res: PhaseResult,
             if owned:
                 facts["centers"].append([power.capitalize(),
                                          [m.location_text(c) for c in owned]])
-    if nxt.phase.type == "A":
+    if nxt.phase.type == "A" and not won:  # a won game has no winter to play
         for power in m.powers:
             n_c, n_u = len(nxt.centers.get(power, ())), len(nxt.units_of(power))
             if n_c or n_u:
                 facts["adjustments"].append([power.capitalize(), n_c, n_u, n_c - n_u])
     facts["winner"] = " and ".join(p.capitalize() for p in won) or None
+    # every order and its result, as the map picture of the phase draws them
+    facts["order_results"] = results_by_power(res.results)
     # recorded as the phase is processed: the game result reads them from the snapshots
     facts["eliminated"] = eliminated_between(before, nxt)
     return facts
@@ -119,8 +147,12 @@ def _active_snapshots(session: Session, game: Game) -> list[PhaseSnapshot]:
         .order_by(PhaseSnapshot.seq)))
 
 
-def process_phase(session: Session, game: Game, now: datetime, reason: str) -> list[Event]:
-    """Adjudicate the current phase with the orders given (defaults for the rest)."""
+def process_phase(session: Session, game: Game, now: datetime, reason: str,
+                  since: datetime | None = None) -> list[Event]:
+    """Adjudicate the current phase with the orders given (defaults for the rest).
+
+    ``since``: when the next phase begins, if not now (the scheduler's: the moment that fell
+    due, judge.service.clock.phase_start)."""
     if game.state not in ("active", "paused"):
         raise GameError(f"{game.name} is {game.state}: there is no phase to process.")
     # Votes are evaluated one last time before the phase clears them.
@@ -144,6 +176,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
     res = formal.result if formal else adjudicate(
         before, orders, skip_empty=not game_rules.has(game, "DONT_SKIP_PHASES"),
         build_any=game_rules.has(game, "BUILD_ANY"),
+        multiple_orders_hold=game_rules.has(game, "NO_CHECK"),
         # seeded by game and phase: a rolled-back phase processed again removes the same
         random_removals_seed=f"{game.id}:{before.phase}"
         if game_rules.has(game, "CIVIL_DISORDER") else None)
@@ -166,11 +199,12 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str) -> l
                               results=json.dumps(facts), position_after=dump_position(after),
                               variant_before=variant_before, variant_after=game.variant_state,
                               processed_at=now, rolled_back=False))
-    return _enter(session, game, after, now, reason, processed=facts, before=before)
+    return _enter(session, game, after, now, reason, processed=facts, before=before,
+                  since=since)
 
 
 def _winners(game: Game, pos: Position, before: Position | None) -> tuple[str, ...]:
-    """Who has won on entering ``pos`` (HOLD_WIN and SHARED_VICTORY as seed 002 says)."""
+    """Who has won on entering ``pos`` (HOLD_WIN and SHARED_VICTORY as DPjudge's rules say)."""
     if formal_state.is_formal(game):
         return ()  # a Formal game is won on points after its last year, never by centres
     needed = game.victory_centers or pos.map.victory_centers
@@ -189,7 +223,8 @@ def _winners(game: Game, pos: Position, before: Position | None) -> tuple[str, .
 
 
 def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: str,
-           processed: dict[str, Any] | None, before: Position | None = None) -> list[Event]:
+           processed: dict[str, Any] | None, before: Position | None = None,
+           since: datetime | None = None) -> list[Event]:
     """Make ``pos`` the game's current position: clear orders, set the clock, check victory."""
     played = game.phase
     game.phase, game.position = str(pos.phase), dump_position(pos)
@@ -207,7 +242,7 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
         record_result(session, game, "solo" if len(found) == 1 else "draw", found, played,
                       pos, now)
     elif game.state == "active":
-        clock.start_clock(game, now)
+        clock.start_clock(game, now, since=since)
     if processed is not None:
         events.append(PhaseProcessed(**base, phase=played, facts=processed,  # type: ignore[arg-type]
                                      next_phase=None if winner or ended else game.phase,

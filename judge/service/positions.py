@@ -1,7 +1,8 @@
 """Positions in the store: the core's Position as JSON text, and the master's POSITION block.
 
-The JSON has the shape of DESIGN §3.3's input (``phase``, ``units``, ``centers``,
-``dislodged``), so a stored position can be fed to ``judge adjudicate`` as it is.
+The JSON has the shape of the input of ``judge adjudicate`` (``phase``, ``units``,
+``centers``, ``dislodged``: docs/adjudication-json.md), so a stored position can be fed to it
+as it is.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import json
 from typing import Any
 
 from judge.core import InputError, Map, OrderError, Position, load_map, make_position, parse_order
-from judge.service.errors import GameError
+from judge.core.powers import PowerNameError, find_power
+from judge.service.errors import GameError, UnreadableState
 
 
 def position_to_dict(pos: Position) -> dict[str, Any]:
@@ -26,7 +28,19 @@ def position_to_dict(pos: Position) -> dict[str, Any]:
 
 
 def dump_position(pos: Position) -> str:
-    return json.dumps(position_to_dict(pos), sort_keys=True)
+    """The stored form of ``pos``, proven to load back into the same position.
+
+    Everything stored about a game must load again, or every later mail about it fails: so a
+    position that would not is refused here (:class:`UnreadableState`) before it is stored.
+    """
+    text = json.dumps(position_to_dict(pos), sort_keys=True)
+    try:
+        again = load_position(pos.map.name, text)
+    except InputError as exc:
+        raise UnreadableState(f"the board of {pos.phase} would not load again: {exc}") from None
+    if again != pos:
+        raise UnreadableState(f"the board of {pos.phase} would load back differently")
+    return text
 
 
 def load_position(variant: str, text: str) -> Position:
@@ -36,11 +50,10 @@ def load_position(variant: str, text: str) -> Position:
 
 
 def _power_named(m: Map, word: str) -> str:
-    w = word.strip().upper()
-    for name, power in m.powers.items():
-        if w in (name, power.adjective.upper()) or (len(w) == 1 and w == power.letter):
-            return name
-    raise GameError(f'"{word.strip()}" is not a power of this map')
+    found = find_power(m, word)  # the one reader of power names
+    if isinstance(found, PowerNameError):
+        raise GameError(found.message)
+    return found
 
 
 def _province(m: Map, word: str) -> str:

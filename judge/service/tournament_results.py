@@ -10,9 +10,9 @@ Decisions
 ---------
 * **Players** are identified across games by their registered address (lower-cased): the
   address of the power's active seat when the game ended.  A power nobody held at the end is
-  credited to the last player who held it (resigned or ejected), and a power nobody ever
-  played (civil disorder from the start) to ``"(no player) <POWER> in <game>"`` -- still on
-  the board, because its centres count in most systems, and shown as such in the table.
+  credited to the last player who held it (resigned or ejected); a power no player ever held
+  (vacant from the start, or a dummy of the master's) has no player: it stays on the board,
+  because its centres count in most systems, but is nobody's line in the table.
 * **Eliminated**: as in the core, a power that ends without centres is out (a power left
   with units but no centres would lose them at the next adjustment); a draw member never is.
   Its year is that of the phase whose processing eliminated it.  A power the master took off
@@ -45,8 +45,10 @@ def _year(phase: str) -> int:
 def _players(session: Session, game: Game, recorded: dict[str, str]) -> dict[str, str]:
     """power → player: the recorded (active) seat, else the last seat that held the power."""
     players = {p: a.lower() for p, a in recorded.items()}
+    # a dummy's seat is the master's, not a player's
     for seat in session.scalars(select(Seat).where(Seat.game_id == game.id,
-                                                   Seat.kind == "power").order_by(Seat.id)):
+                                                   Seat.kind == "power", Seat.status != "dummy")
+                                .order_by(Seat.id)):
         if seat.power and seat.power not in recorded:
             players[seat.power] = seat.address.lower()  # later seats overwrite earlier ones
     return players
@@ -85,7 +87,7 @@ def core_result(session: Session, game: Game, row: GameResult) -> CoreResult:
         if power in gone:
             phase = eliminated.get(power)
             out = _year(phase) if phase else by_position.get(power, row.year)
-        player = players.get(power, f"(no player) {power} in {game.name}")
+        player = players.get(power)  # None: no player ever held it
         powers.append(PowerResult(power, player, count, out))
     return CoreResult(game.name, 1, ResultType(row.result), row.year, tuple(powers), members)
 

@@ -1,9 +1,10 @@
 """Tournaments over the store: create one, find one, put a game in one, list its games.
 
-A tournament is a name, a director (the address that created it) and the games put in it.
-By mail, ``CREATE <game> <pw> … TOURNAMENT <name>`` creates the tournament on first use with
-the game's creator as director; later games may be added only by the director.  The operator
-adds games with ``judge tournament add`` whatever the director.  Refusals raise
+A tournament is a name, a password, a director (the address that created it, for contact) and
+the games put in it.  By mail, ``CREATE <game> <pw> … TOURNAMENT <name> <tournament password>``
+creates the tournament on first use with that password; later games may be added only with
+it (a mail's From address proves nothing, so it gives no authority).  The operator creates
+tournaments, sets their passwords and adds games with ``judge tournament …``.  Refusals raise
 :class:`~judge.service.errors.GameError`.
 """
 
@@ -16,47 +17,76 @@ from sqlalchemy.orm import Session
 
 from judge.service.errors import GameError
 from judge.service.games import NAME_RE
+from judge.service.passwords import check_password, hash_password
 from judge.store.models import Game, Tournament
+
+MAX_PASSWORD = 64
+
+
+class WrongPassword(GameError):
+    """The password given for a tournament is not its password."""
+
+
+def existing_tournament(session: Session, name: str) -> Tournament | None:
+    return session.scalars(select(Tournament).where(Tournament.name_key == name.lower())).first()
 
 
 def find_tournament(session: Session, name: str) -> Tournament:
-    row = session.scalars(select(Tournament).where(Tournament.name_key == name.lower())).first()
+    row = existing_tournament(session, name)
     if row is None:
         raise GameError(f'no tournament named "{name}" on this judge.')
     return row
 
 
-def create_tournament(session: Session, name: str, director: str, now: datetime) -> Tournament:
-    """A new, empty tournament; the name follows the rules of game names."""
+def _check_new(name: str, password: str) -> None:
     if not NAME_RE.match(name):
         raise GameError(f'"{name}" cannot be a tournament name: one word of up to 20 letters,'
                         " digits, - or _, starting with a letter.")
-    if session.scalars(select(Tournament.id)
-                       .where(Tournament.name_key == name.lower())).first() is not None:
+    if not password or len(password) > MAX_PASSWORD or any(c.isspace() for c in password):
+        raise GameError("a tournament's password is one word of at most 64 characters.")
+
+
+def create_tournament(session: Session, name: str, director: str, now: datetime,
+                      password: str) -> Tournament:
+    """A new, empty tournament; the name follows the rules of game names."""
+    _check_new(name, password)
+    if existing_tournament(session, name) is not None:
         raise GameError(f'there is already a tournament named "{name}".')
-    row = Tournament(name=name, name_key=name.lower(), director=director, created_at=now)
+    row = Tournament(name=name, name_key=name.lower(), director=director, created_at=now,
+                     password_hash=hash_password(password))
     session.add(row)
     session.flush()
     return row
 
 
-def check_tournament_for(session: Session, name: str, address: str) -> None:
+def set_password(session: Session, name: str, password: str) -> Tournament:
+    """The keeper gives a tournament a (new) password."""
+    row = find_tournament(session, name)
+    _check_new(row.name, password)
+    row.password_hash = hash_password(password)
+    return row
+
+
+def check_tournament_for(session: Session, name: str, password: str) -> None:
     """Refuse, before anything is written, what :func:`tournament_for` would refuse."""
-    row = session.scalars(select(Tournament).where(Tournament.name_key == name.lower())).first()
+    row = existing_tournament(session, name)
     if row is None:
-        if not NAME_RE.match(name):
-            raise GameError(f'"{name}" cannot be a tournament name: one word of up to 20'
-                            " letters, digits, - or _, starting with a letter.")
-    elif row.director.lower() != address.lower():
-        raise GameError(f"only the director of tournament {row.name} may add games to it.")
+        _check_new(name, password)
+    elif row.password_hash is None:
+        raise GameError(f"tournament {row.name} has no password yet, so no game can be added"
+                        " to it by mail; the judge's keeper can set one.")
+    elif not check_password(password, row.password_hash):
+        raise WrongPassword(f"wrong password for tournament {row.name}.")
 
 
-def tournament_for(session: Session, name: str, address: str, now: datetime) -> Tournament:
-    """The tournament a mailed CREATE puts its game in: created on first use (``address``
-    directs it), otherwise only its director may add games."""
-    check_tournament_for(session, name, address)
-    row = session.scalars(select(Tournament).where(Tournament.name_key == name.lower())).first()
-    return row if row is not None else create_tournament(session, name, address, now)
+def tournament_for(session: Session, name: str, password: str, address: str,
+                   now: datetime) -> Tournament:
+    """The tournament a mailed CREATE puts its game in: created on first use with
+    ``password`` (``address`` is its director), otherwise only with its password."""
+    check_tournament_for(session, name, password)
+    row = existing_tournament(session, name)
+    return row if row is not None else create_tournament(session, name, address, now,
+                                                         password)
 
 
 def add_game(session: Session, tournament: Tournament, game: Game) -> None:

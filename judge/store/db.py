@@ -2,7 +2,8 @@
 
 On SQLite every connection runs in WAL mode with foreign keys on, a busy timeout and
 ``synchronous=FULL`` (so a commit is fsync'd before intake answers 250), and every transaction
-starts with ``BEGIN IMMEDIATE`` so two writers never deadlock on a lock upgrade.
+starts with ``BEGIN IMMEDIATE`` so two writers never deadlock on a lock upgrade -- except those
+of :meth:`Store.reading`, which only read and so take no write lock at all.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Execution option of the engine behind Store.reading(): its transactions only read.
+READ_ONLY = "judge_read_only"
 
 
 def make_engine(url: str) -> Engine:
@@ -42,7 +45,8 @@ def _tune_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):  # type: ignore[no-untyped-def]
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        reading = conn.get_execution_options().get(READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -56,10 +60,19 @@ class Store:
         self.url = url
         self.engine = make_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._readers = sessionmaker(self.engine.execution_options(**{READ_ONLY: True}),
+                                     expire_on_commit=False)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         with self._sessions() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A transaction that only reads: on SQLite it takes no write lock, so slow work
+        (checking passwords) done in it never holds up other writers."""
+        with self._readers() as session, session.begin():
             yield session
 
     def session(self) -> Session:

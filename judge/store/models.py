@@ -22,18 +22,25 @@ _Id = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class InboundMessage(Base):
-    """A received message, stored before intake answers 250; processed exactly once."""
+    """A received message, stored once before intake answers 250; processed exactly once.
+
+    ``dedupe_key`` is a hash of the whole Message-ID (judge.mail.intake.message_key): the same
+    message delivered again, or to several judge addresses, is one row.  ``message_id`` is the
+    id as text for people, cut to 998 characters.  ``raw`` is emptied once the message is
+    older than ``[retention] raw_mail_days`` (judge.mail.retention).
+    """
 
     __tablename__ = "inbound"
     __table_args__ = (
-        # The same Message-ID delivered twice to the same recipient is one message.
-        UniqueConstraint("message_id", "recipient", name="uq_inbound_message_recipient"),
+        UniqueConstraint("dedupe_key", name="uq_inbound_dedupe_key"),
         Index("ix_inbound_status", "status", "id"),
     )
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    dedupe_key: Mapped[str] = mapped_column(String(64))
     message_id: Mapped[str | None] = mapped_column(String(998))
-    recipient: Mapped[str] = mapped_column(String(320))
+    # the judge addresses it was for, comma-separated
+    recipients: Mapped[str] = mapped_column(Text)
     envelope_sender: Mapped[str] = mapped_column(String(320), default="")
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -44,10 +51,17 @@ class InboundMessage(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(200))
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     note: Mapped[str | None] = mapped_column(Text)
+    # A long mail is executed in several transactions: what is done so far (JSON, see
+    # judge.mail.progress), so that a retry after a crash goes on where the last one stopped.
+    progress: Mapped[str | None] = mapped_column(Text)
 
 
 class OutboxMessage(Base):
-    """A mail the judge will send, written in the transaction of the change that caused it."""
+    """A mail the judge will send, written in the transaction of the change that caused it.
+
+    ``raw`` is emptied once the mail was sent (or dropped) longer ago than ``[retention]
+    raw_mail_days`` (judge.mail.retention); the row stays.
+    """
 
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
@@ -68,6 +82,8 @@ class OutboxMessage(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_error: Mapped[str | None] = mapped_column(Text)
     inbound_id: Mapped[int | None] = mapped_column(_Id)
+    # map pictures to draw and attach when the mail is sent (judge.mail.pictures), JSON
+    attachment: Mapped[str | None] = mapped_column(Text)
 
 
 class ReplyCount(Base):
@@ -108,7 +124,8 @@ class Game(Base):
     grace_seconds: Mapped[int] = mapped_column(Integer)
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     reminder_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # 0 before the reminder, 1 reminded, 2 late notice sent (in grace)
+    # 0 before the reminder, 1 reminded, 2 late notice sent (in grace), 3 grace over and
+    # waiting for late powers (judge.service.clock)
     clock_stage: Mapped[int] = mapped_column(Integer, default=0)
     next_event_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # bumped by every change of phase: processing is conditional on it
@@ -129,11 +146,28 @@ class Game(Base):
                                                  server_default=false())
     # centres needed to win (CREATE … VICTORY n); None: the map's own number (18)
     victory_centers: Mapped[int | None] = mapped_column(Integer)
+    # judge.service.faults: failed attempts to process the game in a row (0 when healthy),
+    # the last failure, and when the master was last told of one
+    fault_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    fault_note: Mapped[str | None] = mapped_column(Text)
+    fault_told_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # a private game's privacy password, hashed (judge.service.privacy); None: a public game
+    privacy_hash: Mapped[str | None] = mapped_column(String(200))
+    # SET CLOCK (judge.service.clock): deadlines fall at this many minutes after midnight in
+    # clock_zone (an IANA name, UTC or an offset, judge.zones), on the ISO weekdays listed in
+    # clock_days ("12345": Monday to Friday; empty: every day); None: at no fixed time of day
+    clock_minute: Mapped[int | None] = mapped_column(Integer)
+    clock_days: Mapped[str | None] = mapped_column(String(7))
+    clock_zone: Mapped[str | None] = mapped_column(String(64))
+    # where the clock (or the master) put the current deadline before absences moved it
+    base_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # SET MAX ABSENCE: the longest absence a player may announce, in days (0: none)
+    max_absence_days: Mapped[int] = mapped_column(Integer, default=14, server_default="14")
 
 
 class Tournament(Base):
     """A named series of games scored together (judge.service.tournaments); its director
-    is the address that created it and may add games to it by mail."""
+    is the address that created it, and games are added to it with its password."""
 
     __tablename__ = "tournaments"
 
@@ -143,6 +177,9 @@ class Tournament(Base):
     name_key: Mapped[str] = mapped_column(String(32), unique=True)
     director: Mapped[str] = mapped_column(String(320))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # None for a tournament made before tournaments had passwords: no game can be added to
+    # it by mail until the keeper sets one (judge tournament password)
+    password_hash: Mapped[str | None] = mapped_column(String(200))
 
 
 class Seat(Base):
@@ -164,6 +201,27 @@ class Seat(Base):
     # active | dummy (no player; the master orders it) | resigned | ejected | replaced
     status: Mapped[str] = mapped_column(String(16), default="active")
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # SET MAP ON/OFF: whether this role's copies of the results carry the map picture
+    map_pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # SET ZONE: the zone the judge writes times in to this role (judge.zones); None: UTC
+    zone: Mapped[str | None] = mapped_column(String(64))
+
+
+class Absence(Base):
+    """A player's announced absence (SET ABSENCE): deadlines that fall in [starts_at, ends_at)
+    move to its end while its seat is played.  ``status``: granted | withdrawn (by the player)
+    | refused (by the master, before it began) | cancelled (by the master, once begun)."""
+
+    __tablename__ = "absences"
+    __table_args__ = (Index("ix_absences_game", "game_id", "status"),)
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
+    seat_id: Mapped[int] = mapped_column(_Id, ForeignKey("seats.id", ondelete="CASCADE"))
+    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ends_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), default="granted")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class PhaseSnapshot(Base):
@@ -212,16 +270,29 @@ class Press(Base):
     sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
-class SignonFailure(Base):
-    """Failed SIGNONs for one game and role within the current window: the throttle."""
+class DailyCount(Base):
+    """How often something happened on one (UTC) day: CREATEs by an address, new addresses
+    written to because of an address's mail, failed SIGNONs for a role (judge.store.counters).
+    ``subject`` says who or what is counted; ``last_at`` is the latest time it happened."""
 
-    __tablename__ = "signon_failures"
+    __tablename__ = "daily_counts"
 
-    game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"),
-                                         primary_key=True)
-    role: Mapped[str] = mapped_column(String(8), primary_key=True)  # power letter, M or O
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(400), primary_key=True)
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)  # YYYY-MM-DD
     count: Mapped[int] = mapped_column(Integer, default=0)
-    window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class KnownAddress(Base):
+    """An address the judge has heard from (``confirmed_at``: a mail from it was processed) or
+    written to unasked (``notified_at``: the one notice an address gets before it writes)."""
+
+    __tablename__ = "known_addresses"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class DrawVote(Base):

@@ -17,6 +17,8 @@ from judge.commands.parse import Command, OtherLine, parse_lines, strip_comment
 from judge.config import Config, JudgeSection
 from judge.mail.compose import Composer
 from judge.mail.reading import read_message
+from judge.store.db import Store
+from judge.store.schema import ensure_schema
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=timezone.utc)
 
@@ -124,12 +126,27 @@ def config() -> Config:
     return Config(judge=JudgeSection(address=JUDGE_ADDRESS, name="XJUDGE"))
 
 
+_STORE: list[Store] = []
+
+
+@pytest.fixture(autouse=True)
+def _store(db_url: str) -> Iterator[None]:
+    """Commands run in savepoints of a real store's transaction."""
+    store = Store(db_url)
+    ensure_schema(store.engine)
+    _STORE.append(store)
+    yield
+    _STORE.remove(store)
+    store.dispose()
+
+
 def run(config: Config, body: str) -> Context:
     mail = read_message(make_mail(body).as_bytes(), envelope_sender="alice@example.org",
                         judge_address=config.judge.address)
-    ctx = Context(session=None, config=config, mail=mail, now=NOW,  # type: ignore[arg-type]
-                  render=Composer(config).render)
-    return execute(ctx)
+    with _STORE[-1].transaction() as session:
+        ctx = Context(session=session, config=config, mail=mail, now=NOW,
+                      render=Composer(config).render)
+        return execute(ctx)
 
 
 def test_every_line_is_answered_in_order(config: Config) -> None:

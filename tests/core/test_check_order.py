@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from judge.core import (OrderError, adjudicate, check_order, initial_position, load_map,
-                        make_position, parse_order)
+from judge.core import (
+    OrderError,
+    Waive,
+    adjudicate,
+    check_order,
+    initial_position,
+    load_map,
+    make_position,
+    parse_order,
+)
 from judge.core.results import INVALID
 
 M = load_map()
@@ -13,9 +21,13 @@ START = initial_position(M)
 
 
 def check(pos, power: str, line: str) -> str | None:
+    """The message of the refusal of ``line``, None if it is accepted."""
     o = parse_order(M, line, pos.phase.type)
     assert not isinstance(o, OrderError), o
-    return check_order(pos, power, o)
+    why = check_order(pos, power, o)
+    # refusals are the one refusal value of the core, quoting the order refused
+    assert why is None or isinstance(why, OrderError) and why.text == o.text(), why
+    return None if why is None else why.message
 
 
 def adjudicated_invalid(pos, power: str, line: str) -> bool:
@@ -120,6 +132,7 @@ def test_agrees_with_the_adjudicator(pos) -> None:
     tried = 0
     for line in lines:
         o = parse_order(M, line, "M")
+        assert not isinstance(o, (OrderError, Waive)), o
         unit = pos.unit_at(o.unit.province)
         if unit is None:
             continue
@@ -132,7 +145,7 @@ def test_agrees_with_the_adjudicator(pos) -> None:
 def test_wrong_phase_type() -> None:
     from judge.core import Build, UnitSpec
     assert check_order(START, "FRANCE", Build(UnitSpec("A", "PAR"))) \
-        == "that is not a movement order"
+        == OrderError("A PAR B", "that is not a movement order")
 
 
 # --------------------------------------------------------------------------- retreats

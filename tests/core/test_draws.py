@@ -28,7 +28,7 @@ def members(letters: str) -> tuple[str, ...]:
     return tuple(sorted(powers(letters)))
 
 
-# ------------------------------------------------------------- the five examples of seed 000
+# ------------------------------------------------------------- the five worked examples of the Judge's draw rules
 
 NODRAW = None
 SEED_EXAMPLES = [
@@ -285,7 +285,7 @@ def n(limit: int) -> NoDiasVote:
     # everybody votes a number large enough: a draw of all
     ("AEF", {A: n(3), E: n(7), F: n(3)}, "draw", "AEF"),
     ("AEF", {A: n(3), E: n(2), F: n(3)}, "none", ""),
-    # everybody votes LOSS: seed 002's rule, a draw of all survivors
+    # everybody votes LOSS: DPjudge's rule, a draw of all survivors
     ("AEF", {A: LOSS, E: LOSS, F: LOSS}, "draw", "AEF"),
     ("A", {A: LOSS}, "concession", "A"),
     # not everybody has voted: nothing

@@ -1,29 +1,43 @@
 """The adjudicator's fast paths give exactly what the plain ones give.
 
-The fast order form must parse to the same order as the general parser; values built from
-drafts (orders, results, phases, positions) and taken from per-map tables (units) must
-equal, hash and stay frozen like the ones their constructors make; the parse cache stays
-bounded.
+The fast order form must parse to the same order as the general parser; the values made by
+the dozen each phase (msgspec structs) are frozen and equal by kind and fields; units taken
+from the per-map table equal the ones their constructor makes; the parse cache stays bounded.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.core import initial_position, load_map
+from judge.core import load_map, make_position
 from judge.core import orders as orders_module
-from judge.core._frozen import draft_builder
-from judge.core.adjudicator.legality import _plain_moves, fleet_destination
-from judge.core.board import Dislodged, Position, Unit, build_position, unit_values
-from judge.core.orders import (Convoy, Hold, Move, Support, UnitSpec, _convoy, _hold, _move,
-                               _parse_general, _support, clear_parse_cache, default_hold,
-                               parse_order, parsed_lines)
+from judge.core.adjudicator.legality import Destination, _plain_moves, fleet_destination
+from judge.core.board import Unit, unit_table
+from judge.core.errors import OrderError
+from judge.core.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Remove,
+    Retreat,
+    Support,
+    UnitSpec,
+    Waive,
+    _parse_general,
+    clear_parse_cache,
+    default_hold,
+    parse_order,
+    parsed_lines,
+)
 from judge.core.phases import Phase
-from judge.core.results import INVALID, OK, OrderResult, order_result
+from judge.core.results import INVALID, OK, OrderResult
 
 M = load_map()
 CODES = sorted(p for p in M.provinces if len(p) == 3)
@@ -75,54 +89,58 @@ def test_fast_form_is_taken_for_canonical_lines() -> None:
         assert lines.fast_form(line) is not None, line  # type: ignore[attr-defined]
 
 
-def _built_and_made() -> list[tuple[object, object]]:
-    """(value from a draft builder, the same value from its class's constructor)."""
+def _values() -> list[msgspec.Struct]:
+    """One value of each kind the core makes by the dozen each phase."""
     par, bre = UnitSpec("A", "PAR"), UnitSpec("F", "BRE")
     u = Unit("FRANCE", "A", "PAR")
-    pos = initial_position(M)
-    nxt = Phase.parse("S1901R")
-    return [
-        (_hold(par), Hold(par)), (_move(par, "BUR", False), Move(par, "BUR")),
-        (_move(par, "BUR", True), Move(par, "BUR", True)),
-        (_support(bre, par, None), Support(bre, par)),
-        (_support(bre, par, "PIC"), Support(bre, par, "PIC")),
-        (_convoy(UnitSpec("F", "ENG"), par, "LON"), Convoy(UnitSpec("F", "ENG"), par, "LON")),
-        (default_hold(M, "F", "STP/NC"), Hold(UnitSpec("F", "STP/NC"))),
-        (order_result(u.power, u, Hold(par), "A PAR H", OK),
-         OrderResult(u.power, u, Hold(par), "A PAR H", OK)),
-        (order_result(u.power, u, Hold(par), "A PAR H", OK, True, True),
-         OrderResult(u.power, u, Hold(par), "A PAR H", OK, True, default=True)),
-        (order_result(u.power, None, None, "xyz", INVALID, message="no such unit"),
-         OrderResult(u.power, None, None, "xyz", INVALID, message="no such unit")),
-        (Phase.make("S", 1901, "R"), Phase(1901, 0, 1, "S", "R")),
-        (build_position(M, nxt, pos.units, pos.centers), Position(M, nxt, pos.units, pos.centers)),
-    ]
+    return [par, Hold(par), Move(par, "BUR"), Move(par, "BUR", True), Support(bre, par),
+            Support(bre, par, "PIC"), Convoy(UnitSpec("F", "ENG"), par, "LON"), Retreat(par, "BUR"),
+            Disband(par), Build(par), Remove(par), Waive(), u, Phase.parse("S1901R"),
+            OrderResult(u.power, u, Hold(par), "A PAR H", OK),
+            OrderResult(u.power, None, None, "xyz", INVALID, message="no such unit"),
+            OrderError("xyz", "unknown province 'xyz'")]
 
 
-@pytest.mark.parametrize("built, made", _built_and_made(), ids=lambda v: type(v).__name__)
-def test_draft_built_values_equal_constructed_ones(built: object, made: object) -> None:
-    assert type(built) is type(made)
-    assert built == made and repr(built) == repr(made)
-    if not isinstance(made, Position):  # a position holds a mapping: not hashable
-        assert hash(built) == hash(made)
-    for f in dataclasses.fields(made):  # every field set, compare=False ones included
-        assert getattr(built, f.name) == getattr(made, f.name)
-    name = dataclasses.fields(built)[0].name
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(built, name, None)
+@pytest.mark.parametrize("value", _values(), ids=lambda v: type(v).__name__)
+def test_values_are_frozen_and_equal_by_kind_and_fields(value: msgspec.Struct) -> None:
+    twin = copy.deepcopy(value)
+    assert twin is not value and twin == value and hash(twin) == hash(value)
+    assert repr(twin) == repr(value)
+    for field in msgspec.structs.fields(value):
+        with pytest.raises(AttributeError):
+            setattr(value, field.name, None)
+    # a value never equals one of another kind with the same fields (a build is no removal)
+    others = [v for v in _values() if type(v) is not type(value)]
+    assert value not in others
 
 
-def test_draft_builder_refuses_classes_it_cannot_build() -> None:
-    with pytest.raises(TypeError):
-        draft_builder(Dislodged)  # no slots: a draft could not take its place
+def test_derived_values_follow_the_location() -> None:
+    assert Unit("RUSSIA", "F", "STP/NC").province == "STP" == UnitSpec(None, "STP/SC").province
+    assert Unit("RUSSIA", "F", "STP/NC").code == "F STP/NC"
+    # derived whatever is given for them: no unit can claim another province
+    assert Unit("RUSSIA", "F", "STP/NC", "MOS", "A MOS") == Unit("RUSSIA", "F", "STP/NC")
+    assert UnitSpec("F", "STP/NC", province="MOS").province == "STP"
+    assert repr(Unit("RUSSIA", "F", "STP/NC")) == "Unit(power='RUSSIA', kind='F', location='STP/NC')"
+    assert repr(UnitSpec(None, "PAR")) == "UnitSpec(kind=None, location='PAR')"
+    assert default_hold(M, "F", "STP/NC") == Hold(UnitSpec("F", "STP/NC"))
 
 
 def test_unit_table_holds_the_units_their_constructor_makes() -> None:
-    table = unit_values(M)
-    assert table[("RUSSIA", "F", "STP/NC")] == Unit("RUSSIA", "F", "STP/NC")
-    assert ("FRANCE", "A", "NTH") not in table and ("FRANCE", "F", "PAR") not in table
-    for (power, kind, loc), unit in table.items():
-        assert unit == Unit(power, kind, loc) and unit.province == loc.partition("/")[0]
+    table = unit_table(M)
+    assert table["RUSSIA"]["F STP/NC"] == Unit("RUSSIA", "F", "STP/NC")
+    assert "A NTH" not in table["FRANCE"] and "F PAR" not in table["FRANCE"]
+    assert "F STP" not in table["RUSSIA"] and "A STP/NC" not in table["RUSSIA"]
+    for power, units in table.items():
+        for code, unit in units.items():
+            kind, loc = code.split()
+            assert unit == Unit(power, kind, loc) and unit.province == loc.partition("/")[0]
+            assert M.can_hold(kind, loc)
+
+
+def test_positions_from_usual_and_unusual_spellings_are_the_same() -> None:
+    usual = make_position(M, "S1901M", {"RUSSIA": ["F STP/NC", "A MOS"]})
+    assert usual == make_position(M, "S1901M", {"RUSSIA": [" a mos", "f  stp/nc "]})
+    assert [u.code for u in usual.units] == ["A MOS", "F STP/NC"]
 
 
 def test_parse_cache_is_bounded_and_forgets_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,19 +155,34 @@ def test_parse_cache_is_bounded_and_forgets_on_request(monkeypatch: pytest.Monke
     assert len(parsed_lines(M, "M")) == 0
 
 
+def _fleet_move(loc: str, dest: str) -> Destination | OrderError:
+    return fleet_destination(M, Unit("FRANCE", "F", loc), Move(UnitSpec("F", loc), dest))
+
+
 def test_plain_move_table_agrees_with_the_full_move_check() -> None:
     plain = _plain_moves(M)
     for kind, by_location in plain.items():
         for loc, table in by_location.items():
-            for dest, (to, convoyed) in table.items():
-                assert not convoyed
+            for dest, (to, province, convoyed) in table.items():
+                assert not convoyed and province == to.partition("/")[0]
                 if kind == "F":
-                    assert fleet_destination(M, Unit("FRANCE", "F", loc), dest) == to
+                    assert _fleet_move(loc, dest) == (to, province, False)
                 else:
                     assert dest in M.army_adj[loc] and to == dest
     # and every move the full check finds plain is in the table
     for loc in M.fleet_moves:
         for dest in WORDS:
-            got = fleet_destination(M, Unit("FRANCE", "F", loc), dest)
-            if not got.startswith("!") and dest.partition("/")[0] != loc.partition("/")[0]:
-                assert plain["F"][loc][dest] == (got, False)
+            got = _fleet_move(loc, dest)
+            if not isinstance(got, OrderError) and dest.partition("/")[0] != loc.partition("/")[0]:
+                assert plain["F"][loc][dest] == got
+
+
+def test_positions_compare_by_board_not_by_map_object() -> None:
+    # load_map() and load_map("standard") are cached apart: two objects for one map
+    a = make_position(load_map(), "S1901M", {"FRANCE": ["A PAR"]})
+    b = make_position(load_map("standard"), "S1901M", {"FRANCE": ["A PAR"]})
+    assert a.map is not b.map and a == b and (a != b) is False
+    assert a != make_position(load_map(), "F1901M", {"FRANCE": ["A PAR"]})
+    assert repr(a).startswith("Position(phase=") and "Map(" not in repr(a)
+    with pytest.raises(TypeError):
+        hash(a)  # it holds a mapping

@@ -1,4 +1,4 @@
-"""Formal Diplomacy: the order parser, the state and the press rule (issue 7, rules 3 5 6 7 8)."""
+"""Formal Diplomacy: the order parser, the state and the press rule (rules 3 5 6 7 8 of the Formal Diplomacy rules)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Formal Diplomacy turn processing: every numbered rule of issue 7 on small positions."""
+"""Formal Diplomacy turn processing: every numbered rule of the Formal Diplomacy rules on small positions."""
 
 from judge.core import load_map, make_position
 from judge.core.formal import adjudicate_formal, make_formal_state, status_lines, turn_lines

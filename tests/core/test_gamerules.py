@@ -1,4 +1,4 @@
-"""The game-rule registry of seed 002: data, markers, resolution and its order independence."""
+"""The game-rule registry (DPjudge's rules): data, markers, resolution and its order independence."""
 
 from __future__ import annotations
 
@@ -23,9 +23,6 @@ from judge.core.gamerules import (
     rule_descriptions,
 )
 
-# ../shared beside the checkout, as CI places it
-SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "002_2bdaf27d604d10fb.txt"
-
 SEED_RULES = [
     "POWER_CHOICE", "MULTIPLE_POWERS_PER_PLAYER", "NO_OBSERVATIONS",
     "SOLITAIRE", "START_MASTER", "NO_PRESS", "PUBLIC_PRESS",
@@ -33,7 +30,9 @@ SEED_RULES = [
     "CD_DUMMIES", "NO_DEADLINE", "REAL_TIME", "ALWAYS_WAIT",
     "PROPOSE_DIAS", "NO_DIAS", "HOLD_WIN", "SHARED_VICTORY", "NO_CHECK",
 ]
-# The markers exactly as seed 002 prints them after each rule's name.
+# DPjudge's twenty game rules in the order its rule list gives them, and the markers it prints
+# after each rule's name (+X implies X, -X removes X, !X conflicts with X): facts transcribed
+# from that list, which is what the registry (judge/variants/rules.json) must follow.
 SEED_MARKERS = {
     "POWER_CHOICE": "()",
     "MULTIPLE_POWERS_PER_PLAYER": "()",
@@ -82,7 +81,7 @@ def _data() -> dict:
 
 
 def test_data_has_the_twenty_seed_rules_in_seed_order() -> None:
-    # then LATE_CHANGES, which the seed names without defining (issue 6 asks for it)
+    # then LATE_CHANGES, which DPjudge's rules name without defining
     assert [r["name"] for r in _data()["rules"]] == SEED_RULES + ["LATE_CHANGES"]
     assert [r.name for r in rule_descriptions()] == SEED_RULES + ["LATE_CHANGES"]
 
@@ -92,24 +91,6 @@ def test_data_markers_are_the_seeds(rule) -> None:
     assert rule.markers == {**SEED_MARKERS, "LATE_CHANGES": "()"}[rule.name]
     assert rule.description and len(rule.description) > 30
     assert isinstance(rule.changeable_after_start, bool)
-
-
-@pytest.mark.skipif(not SEED.exists(), reason="seed 002 not available")
-def test_markers_match_the_seed_text_itself() -> None:
-    seed = SEED.read_text("utf-8")
-    found = dict(re.findall(r"\*\* (\w+) \*\* (\([^)]*\))", seed))
-    found.pop("VARIANT", None)
-    assert found == SEED_MARKERS
-
-
-@pytest.mark.skipif(not SEED.exists(), reason="seed 002 not available")
-@pytest.mark.parametrize("rule", rule_descriptions(), ids=lambda r: r.name)
-def test_descriptions_are_our_own_words(rule) -> None:
-    """No run of eight words is lifted from the seed."""
-    seed = " ".join(re.sub(r"[^\w ]", " ", SEED.read_text("utf-8")).lower().split())
-    words = re.sub(r"[^\w ]", " ", rule.description).lower().split()
-    for i in range(len(words) - 7):
-        assert " ".join(words[i:i + 8]) not in seed
 
 
 def test_every_marker_names_a_known_or_external_rule() -> None:

@@ -1,4 +1,4 @@
-"""The order parser: every syntax of DESIGN §4.3, coasts, names and errors."""
+"""The order parser: every syntax of the mail language (GET ORDERS), coasts, names and errors."""
 
 import pytest
 

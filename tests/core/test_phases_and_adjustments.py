@@ -62,8 +62,8 @@ def test_civil_disorder_fleets_first_then_alphabetical() -> None:
 def test_retreats_bounce_and_default_disband() -> None:
     pos = make_position(M, "S1901R", {"GERMANY": ["A MUN"]}, {},
                         {"FRANCE": {"A BUR": ["PAR", "PIC"]},
-                         "ITALY": {"A TYR": ["BOH", "PIC"]}, "AUSTRIA": {"A BOH": ["GAL"]}})
-    res = adjudicate(pos, {"FRANCE": ["A Bur-Pic"], "ITALY": ["A TYR R PIC"]})
+                         "ITALY": {"A BEL": ["PIC", "HOL"]}, "AUSTRIA": {"A BOH": ["GAL"]}})
+    res = adjudicate(pos, {"FRANCE": ["A Bur-Pic"], "ITALY": ["A BEL R PIC"]})
     assert [r.result for r in res.results] == ["disband", "bounce", "bounce"]
     assert [u.code for u in res.units] == ["A MUN"]
     assert res.next_phase == Phase.parse("F1901M")

@@ -1,4 +1,4 @@
-"""Seed 003 (Steinke, "Breaking ties in DIAS tournaments"): every worked example, with the
+"""Steinke's "Breaking ties in DIAS tournaments": every worked example, with the
 article's figures, plus the tie-break machinery and standings.
 
 The article's records are built as real games (``game_for``) so that the outcome derivation

@@ -132,3 +132,14 @@ def test_centres_given_twice():
     doc = mutate("games.0.powers.FRANCE", {"player": "b", "centers": 1, "centres": 1})
     with pytest.raises(ResultsError, match="give centers once"):
         load_results(doc)
+
+
+def test_a_power_no_player_held_is_scored_on_the_board_but_credited_to_nobody():
+    doc = {"games": [{"game": "g", "round": 1, "result": "ended", "year": 1905, "powers": {
+        "ENGLAND": {"player": "ann@example.org", "centers": 10},
+        "FRANCE": {"player": None, "centers": 10},
+        "ITALY": {"player": None, "centers": 0, "eliminated": 1903}}}]}
+    (game,) = load_results(doc)
+    assert game.power("FRANCE").player is None and game.players == {"ann@example.org"}
+    table = standings([game], get_system("draw-size"))
+    assert [(s.player, s.total) for s in table] == [("ann@example.org", 0.5)]

@@ -60,7 +60,7 @@ def test_draw_size_nodias_draw_leaves_a_survivor_out_and_ended_game_is_dias():
               "RUSSIA": E, "TURKEY": E}
     assert scores("dias", counts, "draw", ("AUSTRIA", "ENGLAND"))["FRANCE"] == 0
     assert scores("dias", counts, "draw", ("AUSTRIA", "ENGLAND"))["AUSTRIA"] == F(1, 2)
-    # Seed 003's 16-15-3 three-way draw: the small power gets an equal share.
+    # Steinke's 16-15-3 three-way draw: the small power gets an equal share.
     assert set(scores("dias", counts, "ended").values()) == {F(1, 3), 0}
 
 

@@ -19,7 +19,7 @@ def test_create_join_start_and_first_orders(judge_in_process: Judge) -> None:
     assert "Still without orders: Army Marseilles." in reply.body
 
 
-def test_wrong_password_stops_the_mail_and_repeated_failures_are_throttled(
+def test_wrong_password_stops_the_mail_and_repeated_failures_are_throttled_but_never_the_player(
         judge_in_process: Judge) -> None:
     j = judge_in_process
     assigned = start_full_game(j)
@@ -28,11 +28,13 @@ def test_wrong_password_stops_the_mail_and_repeated_failures_are_throttled(
     assert "The rest of this mail was not executed." in reply.body
     assert reply.body.count("Not executed: the SIGNON on line 1 failed") == 2
     assert "Accepted" not in reply.body
-    for _ in range(4):
-        j.mail("mallory@example.org", "SIGNON Fwar1901 guess")
-    # the right password is refused too while the role is throttled
+    guesses = [j.mail("mallory@example.org", "SIGNON Fwar1901 guess").body for _ in range(4)]
+    assert all("wrong password" in g for g in guesses[:2])
+    # after two failures the guesser must wait (doubling) before anything is checked again
+    assert "too many failed sign-ons for Fwar1901; try again after" in guesses[2]
+    # the right password from the player's own address always works
     reply = j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE')}\nA Par-Bur\n")
-    assert "too many failed sign-ons" in reply.body and "Accepted" not in reply.body
+    assert "Accepted: A PAR - BUR" in reply.body
     # another role of the same game is not affected
     reply = j.mail(assigned["ENGLAND"], f"{signon(j, 'ENGLAND')}\nF Lon-Nth\n")
     assert "Accepted: F LON - NTH" in reply.body

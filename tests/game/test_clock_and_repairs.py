@@ -75,7 +75,8 @@ def test_reminder_late_notice_late_orders_then_processing_once(judge_in_process:
 
 def test_grace_end_processes_with_defaults_exactly_once(judge_in_process: Judge) -> None:
     j = judge_in_process
-    start_full_game(j, extra="DEADLINE 1h GRACE 30m")
+    # CIVIL_DISORDER: missing orders are filled in when the grace ends
+    start_full_game(j, extra="DEADLINE 1h GRACE 30m RULES CIVIL_DISORDER")
     j.new()
     deadline = game_row(j).deadline.replace(tzinfo=utcnow().tzinfo)
     # a daemon that was down for a day catches up in one pass: no reminder, no late notice

@@ -404,13 +404,14 @@ def test_a_tie_at_the_top_is_a_shared_victory(judge_in_process: Judge) -> None:
     send(j, a, "GERMANY", "A Mun-Ruh")  # Holland is already taken: Germany +1, like France
     master(j, "PROCESS")
     (ended,) = [m for m in j.last_broadcasts if "Results" not in m.subject]
-    assert ended.subject == "JUDGE:war1901 - F1901M Draw Declared: FG"
+    # a shared victory, as GET FORMAL calls it: never announced as a draw
+    assert ended.subject == "JUDGE:war1901 - F1901M Victory: FG"
     assert "France and Germany share the victory with 1 victory point each." in ended.body
     results = [m for m in j.last_broadcasts if "Results" in m.subject][0].body
     assert "The game is over: France and Germany share the victory." in results
     game = game_row(j)
-    assert game.state == "finished" and game.winner is None
-    row = result(j)
+    assert game.state == "finished" and game.winner == "FRANCE GERMANY"
+    row = result(j)  # scored as a draw of the winners in tournaments
     assert row.result == "draw" and row.members == "FRANCE GERMANY"
     reply = j.mail("someone@example.org", f"LIST {G}").body
     assert "Won on victory points by France and Germany." in reply

@@ -1,4 +1,4 @@
-"""The game rules of seed 002, each played by mail: choosing them (CREATE … RULES, SET RULES),
+"""DPjudge's game rules, each played by mail: choosing them (CREATE … RULES, SET RULES),
 and what each one does to a game.  Press rules (NO_PRESS, PUBLIC_PRESS) are proved with the
 press tests, PROPOSE_DIAS and NO_DIAS with the votes (test_votes_by_mail.py)."""
 
@@ -90,8 +90,8 @@ def test_set_rules_before_and_after_the_start(judge_in_process: Judge) -> None:
     j.new()
     body = j.mail(MASTER, f"{M}\nSET RULES HOLD_WIN POWER_CHOICE NO_PRESS").body
     assert "now: HOLD_WIN NO_PRESS POWER_CHOICE" in body
-    (told,) = [m for m in j.last_broadcasts if "Rules changed" in m.subject]
-    assert len(told.to) == 8 and "now HOLD_WIN NO_PRESS POWER_CHOICE" in told.body
+    (told,) = [m for m in j.last_broadcasts if "Parameter Change" in m.subject]
+    assert len(told.to) == 8 and "now HOLD_WIN NO_PRESS POWER_CHOICE" in " ".join(told.body.split())
     # only the master
     body = j.mail(player(0), f"{signon(j, 'AUSTRIA', 'g')}\nSET RULES NONE").body
     assert "Error" in body and game_row(j).rules == "HOLD_WIN NO_PRESS POWER_CHOICE"
@@ -170,7 +170,10 @@ def test_solitaire(judge_in_process: Judge) -> None:
     assert "SOLITAIRE: g has started at S1901M; every power is a dummy" in body
     g = game_row(j)
     assert g.state == "active" and g.deadline is None and g.next_event_at is None
-    assert "g is not forming players any more" in j.mail(player(0), "JOIN g pw0").body
+    # SOLITAIRE games are private; even with the privacy password nobody may join
+    privacy = body.split("the privacy password ", 1)[1].split()[0]
+    assert "g is not forming players any more" in j.mail(player(0),
+                                                         f"JOIN g pw0 PRIVACY {privacy}").body
     # the master orders several powers in one mail; nothing moves before PROCESS
     body = j.mail(MASTER, f"{M}\nBECOME France\nA Par-Bur\nBECOME Germany\nA Mun-Ruh\n"
                   "BECOME Italy\nA Ven-Tyr\n").body

@@ -67,7 +67,7 @@ def test_private_press_goes_to_each_recipient_alone_with_the_game_header(
     assert readers.subject == f"JUDGE:{G} - S1901M Press from France"
     assert readers.body.startswith(HEADER)
     assert ("Press from France to England and Germany, during S1901M:\n\n"
-            "Shall we keep the Channel empty?\n\n  Yours, Paris\n\nEnd of press.\n"
+            "| Shall we keep the Channel empty?\n|\n|   Yours, Paris\n\nEnd of press.\n"
             ) in readers.body
     master = copy_to(j, MASTER)
     assert master.subject == readers.subject

@@ -56,7 +56,7 @@ def history(j: Judge, address: str, sign: str = "", phase: str = "") -> str:
 def seen(text: str) -> list[tuple[str, str]]:
     """The (title, first line) of each press HISTORY shows, in order."""
     lines = text.splitlines()
-    return [(line.strip().split(" (")[0], lines[i + 1].strip())
+    return [(line.strip().split(" (")[0], lines[i + 1].strip().removeprefix("| "))
             for i, line in enumerate(lines)
             if line.startswith("  ") and (" from " in line) and line.rstrip().endswith("):")]
 
@@ -78,7 +78,7 @@ def test_the_master_sees_all_press_with_every_sender(judge_in_process: Judge) ->
     # each phase's press comes before its results; the current phase's after them all
     assert (text.index("Press during S1901M:") < text.index("results for S1901M:")
             < text.index("Press during F1901M:"))
-    assert "    The Channel stays empty.\n" in text  # the text, indented under its title
+    assert "    | The Channel stays empty.\n" in text  # the text, marked, under its title
 
 
 @pytest.mark.parametrize("power,expected", [

@@ -19,7 +19,9 @@ from smtpkit import exchange, one_copy_each, wait_broadcast
 def test_a_deadline_passed_while_the_daemon_was_down_is_processed_once(
         judge_factory: Callable[..., RunningJudge]) -> None:
     judge = judge_factory(JUDGE_SCHEDULER_POLL_SECONDS="0.2")
-    exchange(judge, "gm@example.org", "CREATE war1901 mpw DEADLINE 1d GRACE 0")
+    # CIVIL_DISORDER: the late player's orders are filled in, so the phase is processed
+    exchange(judge, "gm@example.org", "CREATE war1901 mpw DEADLINE 1d GRACE 0 RULES "
+             "CIVIL_DISORDER")
     exchange(judge, "p@example.org", "JOIN war1901 pw")
     reply = exchange(judge, "gm@example.org", "SIGNON Mwar1901 mpw\nSTART")
     assert "war1901 has started." in reply

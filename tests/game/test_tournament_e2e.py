@@ -22,7 +22,7 @@ PLAYERS = [f"p{i}@example.org" for i in range(7)]
 
 def start_game(judge: RunningJudge, game: str) -> dict[str, tuple[str, str]]:
     """CREATE in the tournament and seven JOINs; power → (address, password)."""
-    reply = exchange(judge, MASTER, f"CREATE {game} mpw TOURNAMENT cup")
+    reply = exchange(judge, MASTER, f"CREATE {game} mpw TOURNAMENT cup tpw")
     assert f"Game {game} (Standard) created in tournament cup;" in reply, reply
     for i, address in enumerate(PLAYERS):
         assert "You have joined" in exchange(judge, address, f"JOIN {game} pw{i}")
@@ -135,9 +135,11 @@ def one_line_error(result, *needles: str) -> None:  # type: ignore[no-untyped-de
 def test_cli_errors_are_one_line(judge: RunningJudge, tmp_path: Path) -> None:
     one_line_error(judge.cli("tournament", "standings", "nope"), 'no tournament named "nope"')
     one_line_error(judge.cli("tournament", "add", "nope", "war1901"), "no tournament")
-    created = judge.cli("tournament", "create", "cup")
+    # the password is asked for (twice) when not given
+    created = judge.cli("tournament", "create", "cup", input=b"tpw\ntpw\n")
     assert created.returncode == 0 and "tournament cup created" in created.stdout
-    one_line_error(judge.cli("tournament", "create", "cup"), "already a tournament")
+    one_line_error(judge.cli("tournament", "create", "cup", "--password", "x"),
+                   "already a tournament")
     one_line_error(judge.cli("tournament", "add", "cup", "war1901"), 'no game named "war1901"')
     one_line_error(judge.cli("tournament", "standings", "cup", "--system", "elo"),
                    "unknown scoring system 'elo'")
@@ -162,10 +164,11 @@ def test_cli_errors_are_one_line(judge: RunningJudge, tmp_path: Path) -> None:
 
 def test_tournament_add_by_cli_then_create_by_mail(judge: RunningJudge) -> None:
     assert "created" in exchange(judge, MASTER, "CREATE war1901 mpw")
-    assert judge.cli("tournament", "create", "cup", "--director", MASTER).returncode == 0
+    assert judge.cli("tournament", "create", "cup", "--director", MASTER,
+                     "--password", "tpw").returncode == 0
     added = judge.cli("tournament", "add", "cup", "war1901")
     assert added.returncode == 0 and "war1901 is in tournament cup" in added.stdout
-    reply = exchange(judge, MASTER, "CREATE war1902 mpw TOURNAMENT cup")
+    reply = exchange(judge, MASTER, "CREATE war1902 mpw TOURNAMENT cup tpw")
     assert "created in tournament cup;" in reply
     reply = exchange(judge, "fan@example.org", "STANDINGS CUP")
     assert "Games scored: none yet.\nStill being played: war1901, war1902." in reply

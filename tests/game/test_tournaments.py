@@ -1,5 +1,5 @@
-"""Tournaments through the real pipeline and store (no SMTP): CREATE … TOURNAMENT, who may
-add games, STANDINGS and its refusals, and how a game result record becomes a scored result
+"""Tournaments through the real pipeline and store (no SMTP): CREATE … TOURNAMENT, adding
+games only with the tournament's password, STANDINGS and its refusals, and how a game result record becomes a scored result
 (players by address, elimination years, powers the master's POSITION removed)."""
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ def results(j: Judge, name: str = "cup") -> tuple[list, list[str]]:
 def test_create_in_a_tournament_creates_it_and_makes_the_creator_director(
         judge_in_process: Judge) -> None:
     j = judge_in_process
-    reply = j.mail(MASTER, "CREATE war1901 mpw RULES NO_PRESS TOURNAMENT Cup")
+    reply = j.mail(MASTER, "CREATE war1901 mpw RULES NO_PRESS TOURNAMENT Cup tpw")
     assert "Game war1901 (Standard with rules NO_PRESS) created in tournament Cup;" in reply.body
-    reply = j.mail(MASTER, "CREATE war1902 mpw TOURNAMENT cup")
+    reply = j.mail(MASTER, "CREATE war1902 mpw TOURNAMENT cup tpw")
     assert "created in tournament Cup;" in reply.body
     with j.store.transaction() as s:
         t = s.scalars(select(Tournament)).one()
@@ -41,22 +41,26 @@ def test_create_in_a_tournament_creates_it_and_makes_the_creator_director(
             "war1901", "war1902"]
 
 
-def test_only_the_director_adds_games_and_a_refusal_creates_nothing(
+def test_only_the_password_adds_games_and_a_refusal_creates_nothing(
         judge_in_process: Judge) -> None:
     j = judge_in_process
-    j.mail(MASTER, "CREATE war1901 mpw TOURNAMENT cup")
-    reply = j.mail("intruder@example.org", "CREATE war1902 mpw TOURNAMENT cup")
-    assert "Error: only the director of tournament cup may add games to it." in reply.body
-    reply = j.mail("intruder@example.org", "CREATE war1903 mpw TOURNAMENT 9bad")
+    j.mail(MASTER, "CREATE war1901 mpw TOURNAMENT cup tpw")
+    reply = j.mail("intruder@example.org", "CREATE war1902 mpw TOURNAMENT cup guess")
+    assert "Error: wrong password for tournament cup." in reply.body
+    assert "> CREATE war1902 **** TOURNAMENT cup ****" in reply.body  # no password quoted
+    # the address gives no authority; the password does
+    reply = j.mail("helper@example.org", "CREATE war1904 mpw TOURNAMENT cup tpw")
+    assert "created in tournament cup;" in reply.body
+    reply = j.mail("intruder@example.org", "CREATE war1903 mpw TOURNAMENT 9bad x")
     assert 'Error: "9bad" cannot be a tournament name' in reply.body
     with j.store.transaction() as s:
-        assert [g.name for g in s.scalars(select(Game))] == ["war1901"]
+        assert sorted(g.name for g in s.scalars(select(Game))) == ["war1901", "war1904"]
         assert [t.name for t in s.scalars(select(Tournament))] == ["cup"]
 
 
 def test_standings_refusals(judge_in_process: Judge) -> None:
     j = judge_in_process
-    j.mail(MASTER, "CREATE war1901 mpw TOURNAMENT cup")
+    j.mail(MASTER, "CREATE war1901 mpw TOURNAMENT cup tpw")
     body = j.mail("anyone@example.org", "STANDINGS\nSTANDINGS nope\nSTANDINGS cup SYSTEM foo\n"
                   "STANDINGS cup TIEBREAK years\nSTANDINGS cup FOO bar\n").body
     assert "Error: STANDINGS needs a tournament name" in body
@@ -68,7 +72,7 @@ def test_standings_refusals(judge_in_process: Judge) -> None:
 
 def test_standings_of_a_tournament_with_no_finished_game(judge_in_process: Judge) -> None:
     j = judge_in_process
-    j.mail(MASTER, "CREATE war1901 mpw TOURNAMENT cup")
+    j.mail(MASTER, "CREATE war1901 mpw TOURNAMENT cup tpw")
     body = j.mail("anyone@example.org", "STANDINGS cup SYSTEM sos TIEBREAK none").body
     assert "Standings: cup\nScoring system: sum-of-squares; tie-breaks: none." in body
     assert "Games scored: none yet.\nStill being played: war1901." in body
@@ -77,7 +81,7 @@ def test_standings_of_a_tournament_with_no_finished_game(judge_in_process: Judge
 def test_a_draw_becomes_a_scored_result_with_elimination_years(judge_in_process: Judge
                                                                 ) -> None:
     j = judge_in_process
-    assigned = start_full_game(j, "war1901", "TOURNAMENT cup")
+    assigned = start_full_game(j, "war1901", "TOURNAMENT cup tpw")
     # Italy keeps only Venice, which Austria takes in F1904M: eliminated by play in 1904.
     # Germany, Russia and Turkey are taken off by the master's POSITION.
     reply = j.mail(MASTER, f"{M}\nPAUSE\nPOSITION F1904M\n"
@@ -119,7 +123,7 @@ def test_a_draw_becomes_a_scored_result_with_elimination_years(judge_in_process:
 def test_a_power_removed_with_no_phase_played_after_goes_out_in_the_result_year(
         judge_in_process: Judge) -> None:
     j = judge_in_process
-    assigned = start_full_game(j, "war1901", "TOURNAMENT cup")
+    assigned = start_full_game(j, "war1901", "TOURNAMENT cup tpw")
     reply = j.mail(MASTER, f"{M}\nPAUSE\nPOSITION S1907M\n{THREE}ENDPOSITION\nRESUME\n")
     assert "running again" in reply.body, reply.body
     for power in ("AUSTRIA", "ENGLAND", "FRANCE"):
@@ -130,7 +134,7 @@ def test_a_power_removed_with_no_phase_played_after_goes_out_in_the_result_year(
 
 def test_a_vacated_power_is_credited_to_its_last_player(judge_in_process: Judge) -> None:
     j = judge_in_process
-    assigned = start_full_game(j, "war1901", "TOURNAMENT cup")
+    assigned = start_full_game(j, "war1901", "TOURNAMENT cup tpw")
     reply = j.mail(MASTER, f"{M}\nEJECT Italy\nTERMINATE")
     assert "terminated" in reply.body, reply.body
     (r,), _ = results(j)

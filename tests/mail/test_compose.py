@@ -1,4 +1,4 @@
-"""Composing the judge's mail (DESIGN §3.4): the headers other programs rely on, non-ASCII text
+"""Composing the judge's mail (docs/mail-format.md): the headers other programs rely on, non-ASCII text
 that survives the trip through bytes, and the reply that answers every line in order."""
 
 from __future__ import annotations

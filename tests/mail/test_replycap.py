@@ -1,4 +1,4 @@
-"""The reply cap (DESIGN §6): one address gets at most N replies a UTC day, then one last notice
+"""The reply cap: one address gets at most N replies a UTC day, then one last notice
 (its mail not executed), then silence; other addresses are unaffected; the next day resets."""
 
 from __future__ import annotations

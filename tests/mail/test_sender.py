@@ -220,6 +220,9 @@ def test_one_failing_mail_does_not_hold_up_the_others(store: Store, config: Conf
                 raise PermanentFailure("550 no such user")
             return self.smtp.send(mail_from, recipients, raw, key)
 
+        def close(self) -> None:
+            self.smtp.close()
+
     bad = queue(store, config, to=["bad@example.org"])
     good = queue(store, config, to=["good@example.org"])
     assert deliver_due(store, Picky(), config) == 2

@@ -204,3 +204,12 @@ def test_unit_file_has_the_settings_operators_rely_on() -> None:
         assert key in settings, key
     assert "Type=notify" in text
     assert "--config /etc/judge/judge.toml" in text or "JUDGE_CONFIG=/etc/judge/judge.toml" in text
+
+
+def test_unit_file_allows_more_open_files_than_sessions() -> None:
+    from judge.config import IntakeSection
+    from judge.daemon import FILES_IN_RESERVE
+    text = (DEPLOY / "judge.service").read_text()
+    [limit] = [line.split("=", 1)[1] for line in text.splitlines()
+               if line.startswith("LimitNOFILE=")]
+    assert int(limit) >= IntakeSection().max_connections + FILES_IN_RESERVE

@@ -26,7 +26,7 @@ from judge.store.schema import (SchemaOutOfDate, alembic_config, current_revisio
 
 JUDGE_TABLES = {"inbound", "outbox", "reply_count", "games", "seats", "phase_snapshots",
                 "draw_votes", "game_results", "tournaments",
-                "signon_failures"}
+                "daily_counts", "known_addresses", "absences"}
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_the_upgraded_schema_accepts_and_returns_rows(store: Store) -> None:
     from judge.store.models import InboundMessage, ReplyCount
     ensure_schema(store.engine)
     with store.transaction() as s:
-        s.add(InboundMessage(message_id="<a@x>", recipient="judge@example.org",
+        s.add(InboundMessage(dedupe_key="k", message_id="<a@x>", recipients="judge@example.org",
                              envelope_sender="a@x", raw=b"raw", received_at=utcnow()))
         s.add(ReplyCount(address="a@x", day="2026-01-01", count=1))
     with store.transaction() as s:

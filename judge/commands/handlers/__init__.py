@@ -1,4 +1,5 @@
 """Command handlers, one module per group of commands; importing them registers them."""
 
-from judge.commands.handlers import (draws, formal, games, general, master,  # noqa: F401
-                                     player, press, tournaments)
+from judge.commands.handlers import (draws, formal, games, general, maps,  # noqa: F401
+                                     master, player, press, timing,
+                                     tournaments)

@@ -6,22 +6,33 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
+
+from sqlalchemy.orm import Session
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.handlers.press import press_for_history
 from judge.commands.identity import Identity
-from judge.commands.parse import Command
-from judge.commands.registry import Role, command
-from judge.mail.game_mail import judge_date, outgoing_for
-from judge.service import clock, game_rules
+from judge.commands.parse import Command, trailing_option
+from judge.commands.prepare import Preparation, with_privacy
+from judge.commands.registry import Role, command, positions
+from judge.config import Config
+from judge.mail.game_mail import outgoing_for
+from judge.service import clock, game_rules, signon_guard
 from judge.service.errors import GameError
 from judge.service.formal_games import created_text
-from judge.service.games import (create_game, find_game, join_game, observe_game, signon,
-                                 start_game, variant_title)
+from judge.service.games import (create_game, find_game, join_game, observe_game, role_seats,
+                                 signon, start_game, variant_title)
 from judge.service.phases import snapshots
-from judge.service.tournaments import add_game, check_tournament_for, tournament_for
-from judge.store.models import Seat
+from judge.service.privacy import (assign_privacy, is_private, require_sight,
+                                   set_privacy)
+from judge.service.tournaments import (WrongPassword, add_game, check_tournament_for,
+                                       existing_tournament, tournament_for)
+from judge.store import counters
+from judge.store.models import Game, Seat
+
+CREATED = "create"
 
 _KIND_ROLE = {"master": Role.MASTER, "observer": Role.OBSERVER, "power": Role.POWER}
 
@@ -48,7 +59,7 @@ def _parse_create(args: tuple[str, ...]) -> dict:
             i += 1
             while i < len(args) and args[i].upper() not in ("VARIANT", "DEADLINE", "GRACE",
                                                             "TOURNAMENT", "VICTORY", "RULES",
-                                                            "TURNS"):
+                                                            "TURNS", "PRIVACY"):
                 opts["rules"].append(args[i].upper())
                 i += 1
         elif word == "DEADLINE" and i + 1 < len(args):
@@ -63,7 +74,14 @@ def _parse_create(args: tuple[str, ...]) -> dict:
             opts["grace"] = clock.parse_duration(args[i + 1])
             i += 2
         elif word == "TOURNAMENT" and i + 1 < len(args):
-            opts["tournament"] = args[i + 1]
+            if i + 2 >= len(args):
+                raise CommandError("TOURNAMENT needs the tournament's name and its password,"
+                                   " e.g. TOURNAMENT club1 secret (a new tournament gets the"
+                                   " password given).")
+            opts["tournament"] = (args[i + 1], args[i + 2])
+            i += 3
+        elif word == "PRIVACY" and i + 1 < len(args):
+            opts["privacy"] = args[i + 1]
             i += 2
         elif word == "VICTORY" and i + 1 < len(args):
             if not args[i + 1].isdigit():
@@ -81,25 +99,85 @@ def _parse_create(args: tuple[str, ...]) -> dict:
             raise CommandError(f'"{args[i]}" is not understood here: CREATE <game> <password>'
                                " [VARIANT <name>] [TURNS <years>] [RULES <RULE> ...]"
                                " [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>]"
-                               " [TOURNAMENT <name>].")
+                               " [TOURNAMENT <name> <password>] [PRIVACY <privacy password>].")
     return opts
+
+
+def _create_secrets(args: tuple[str, ...]) -> tuple[int, ...]:
+    """The game's password, the tournament's after TOURNAMENT <name>, and the privacy
+    password after PRIVACY."""
+    found = [1] if len(args) > 1 else []
+    for i in range(2, len(args) - 2):
+        if args[i].upper() == "TOURNAMENT":
+            found.append(i + 2)
+            break
+    found += [i + 1 for i in range(2, len(args) - 1) if args[i].upper() == "PRIVACY"]
+    return tuple(found)
+
+
+def _creates_left(session: Session, config: Config, sender: str, now: datetime) -> int:
+    """How many more games ``sender`` may CREATE today (the keeper: any number)."""
+    if config.judge.keeper and config.judge.keeper.lower() == sender:
+        return 1 << 30
+    return config.limits.creates_per_day - counters.count(session, CREATED, sender, now)
+
+
+def _prepare_create(prep: Preparation, cmd: Command) -> None:
+    if len(cmd.args) < 2:
+        return
+    # only the CREATEs the day still allows are worth a hash: the others are refused
+    left = _creates_left(prep.session, prep.config, prep.mail.sender, prep.now)
+    if prep.count(CREATED) >= left:
+        return
+    prep.hash_new(cmd, cmd.args[1])
+    try:
+        tournament = _parse_create(cmd.args[2:]).get("tournament")
+    except (CommandError, GameError):
+        return
+    if tournament is None:
+        return
+    name, password = tournament
+    row = existing_tournament(prep.session, name)
+    if row is None:
+        prep.hash_new(cmd, password)
+    elif row.password_hash and prep.spend(cmd):
+        prep.passwords.add_check(password, row.password_hash)
 
 
 @command("CREATE", syntax="CREATE <game> <password> [VARIANT <name> [TURNS <years>]]"
          " [RULES <RULE> ...] [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>]"
-         " [TOURNAMENT <name>]", summary="a new game; you become its master")
+         " [TOURNAMENT <name> <password>] [PRIVACY <privacy password>]",
+         summary="a new game; you become its master",
+         secrets=_create_secrets, prepare=_prepare_create)
 def create_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) < 2:
         raise CommandError("CREATE needs a game name and a password.")
     name, password = cmd.args[0], cmd.args[1]
     opts = _parse_create(cmd.args[2:])
-    tournament_name = opts.pop("tournament", None)
-    if tournament_name is not None:  # refuse before the game exists: a refusal changes nothing
-        check_tournament_for(ctx.session, tournament_name, ctx.mail.sender)
-    game, master = create_game(ctx.session, name, password, ctx.mail.sender, ctx.now, **opts)
+    tournament_asked = opts.pop("tournament", None)
+    privacy_password = opts.pop("privacy", None)
+    sender = ctx.mail.sender
+    if _creates_left(ctx.session, ctx.config, sender, ctx.now) <= 0:
+        limit = ctx.config.limits.creates_per_day
+        raise CommandError(f"{sender} has created {limit} game{'s' if limit != 1 else ''}"
+                           " today, as many as one address may in a day.")
+    if tournament_asked is not None:  # refuse before the game exists: a refusal changes nothing
+        try:
+            check_tournament_for(ctx.session, tournament_asked[0], tournament_asked[1])
+        except WrongPassword as exc:
+            # counted like a CREATE (and kept: no exception undoes it), so that one address
+            # cannot guess a tournament's password faster than it may create games
+            counters.bump(ctx.session, CREATED, sender, ctx.now)
+            ctx.answer(cmd.line_no, cmd.text, f"Error: {exc}", ok=False)
+            return
+    game, master = create_game(ctx.session, name, password, sender, ctx.now, **opts)
+    counters.bump(ctx.session, CREATED, sender, ctx.now)
+    if privacy_password is not None:
+        set_privacy(game, privacy_password)
     in_tournament = ""
-    if tournament_name is not None:
-        tournament = tournament_for(ctx.session, tournament_name, ctx.mail.sender, ctx.now)
+    if tournament_asked is not None:
+        tournament = tournament_for(ctx.session, tournament_asked[0], tournament_asked[1],
+                                    sender, ctx.now)
         add_game(ctx.session, tournament, game)
         in_tournament = f" in tournament {tournament.name}"
     sign_on_as(ctx, master, game.name)
@@ -123,20 +201,39 @@ def create_command(ctx: Context, cmd: Command) -> None:
     formal = created_text(game)
     if formal:
         text += f"{formal}\n"
+    if privacy_password is not None:
+        text += (f"{game.name} is private: strangers must give its privacy password to see or"
+                 " join it (GET COMMANDS, PRIVACY).\n")
     if game_rules.has(game, "SOLITAIRE"):
-        # seed 002: the forming phase is skipped, every power a dummy of the master's
+        # DPjudge's rules: the forming phase is skipped, every power a dummy of the master's,
+        # and a privacy password is assigned
+        text += solitaire_privacy_text(game)
         ctx.outgoing.extend(outgoing_for(start_game(ctx.session, game, ctx.now),
                                          ctx.config.judge.name))
         text += (f"SOLITAIRE: {game.name} has started at {game.phase}; every power is a dummy."
                  " Order one with BECOME <power> and its orders (several powers in one mail),"
                  " then PROCESS.")
     else:
-        text += f"Players join with JOIN {game.name} <password>."
+        join = "<password>" + (" PRIVACY <privacy password>" if is_private(game) else "")
+        text += f"Players join with JOIN {game.name} {join}."
     ctx.answer(cmd.line_no, cmd.text, text)
 
 
-def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | None) -> None:
-    seat, events = join_game(ctx.session, name, password, ctx.mail.sender, ctx.now, power)
+def solitaire_privacy_text(game: Game) -> str:
+    """SOLITAIRE games are private: assign a privacy password (unless the master gave one)
+    and tell the master what it is."""
+    password = assign_privacy(game)
+    if password is None:
+        return ""
+    return (f"SOLITAIRE games are private: the judge has given {game.name} the privacy password"
+            f" {password} (strangers need it to see or join the game; SET PRIVACY <password>"
+            " changes it, SET NOPRIVACY makes the game public).\n")
+
+
+def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | None,
+          privacy: str | None = None) -> None:
+    seat, events = join_game(ctx.session, name, password, ctx.mail.sender, ctx.now, power,
+                             privacy)
     game = find_game(ctx.session, name)
     joined = sum(1 for s in ctx.session.query(Seat).filter_by(game_id=game.id, kind="power",
                                                               status="active"))
@@ -149,28 +246,71 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
     ctx.answer(cmd.line_no, cmd.text, text)
 
 
-@command("JOIN", syntax="JOIN <game> <password> [<power>]",
-         summary="a place in a forming game")
+@command("JOIN", syntax="JOIN <game> <password> [<power>] [PRIVACY <privacy password>]",
+         summary="a place in a forming game", secrets=positions(1, privacy=True),
+         prepare=with_privacy(1))
 def join_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) not in (2, 3):
+    args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
+    if len(args) not in (2, 3):
         raise CommandError("JOIN needs a game name and a password (and, in POWER_CHOICE games,"
-                           " a power).")
-    _join(ctx, cmd, cmd.args[0], cmd.args[1], cmd.args[2] if len(cmd.args) == 3 else None)
+                           " a power; for a private game, PRIVACY and its privacy password).")
+    _join(ctx, cmd, args[0], args[1], args[2] if len(args) == 3 else None, privacy)
 
 
-@command("OBSERVE", syntax="OBSERVE <game> <password>", summary="follow a game as an observer")
+@command("OBSERVE", syntax="OBSERVE <game> <password> [PRIVACY <privacy password>]",
+         summary="follow a game as an observer", secrets=positions(1, privacy=True),
+         prepare=with_privacy(1))
 def observe_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 2:
-        raise CommandError("OBSERVE needs a game name and a password.")
-    observe_game(ctx.session, cmd.args[0], cmd.args[1], ctx.mail.sender, ctx.now)
+    args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
+    if len(args) != 2:
+        raise CommandError("OBSERVE needs a game name and a password (for a private game,"
+                           " then PRIVACY and its privacy password).")
+    observe_game(ctx.session, args[0], args[1], ctx.mail.sender, ctx.now, privacy)
     ctx.answer(cmd.line_no, cmd.text,
                f"You now observe {cmd.args[0]}: you will get its results. Sign on later with "
                f"SIGNON O{cmd.args[0]} <password>.")
 
 
+def _prepare_signon(prep: Preparation, cmd: Command) -> None:
+    """Check the password now, unless the guard would not check it anyway."""
+    if len(cmd.args) != 2 or len(cmd.args[0]) < 2:
+        prep.stop = True
+        return
+    who, password = cmd.args
+    if who.startswith("?"):
+        prep.hash_new(cmd, password)
+        return
+    try:
+        game = find_game(prep.session, who[1:])
+        candidates = role_seats(prep.session, game, who[0])
+    except GameError:
+        prep.stop = True
+        return
+    sender, limits = prep.mail.sender, prep.config.limits
+    own = any(s.address == sender for s in candidates)
+    if signon_guard.refusal(prep.session, game, who[0].upper(), sender, own, prep.now,
+                            limits.signon_failures_per_sender, limits.signon_failures_per_role):
+        prep.stop = True
+        return
+    if not prep.spend(cmd):
+        prep.stop = True
+        return
+    for seat in candidates:
+        if prep.passwords.add_check(password, seat.password_hash):
+            prep.authenticated = prep.authenticated or seat.address == sender
+            return
+    prep.stop = True
+
+
 @command("SIGNON", syntax="SIGNON <X><game> <password>",
-         summary="sign on: X is a power initial, M (master) or O (observer); ?<game> joins")
+         summary="sign on: X is a power initial, M (master) or O (observer); ?<game> joins",
+         secrets=positions(1), prepare=_prepare_signon)
 def signon_command(ctx: Context, cmd: Command) -> None:
+    if cmd.args and cmd.args[0].startswith("?") and len(cmd.args[0]) > 1:
+        args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
+        if len(args) == 2:  # SIGNON ?<game> <password> [PRIVACY <pw>]: JOIN
+            _join(ctx, cmd, args[0][1:], args[1], None, privacy)
+            return
     if len(cmd.args) != 2 or len(cmd.args[0]) < 2:
         ctx.halted = f"the SIGNON on line {cmd.line_no} failed"
         raise CommandError("SIGNON <X><game> <password>, e.g. SIGNON Fwar1901 secret."
@@ -179,27 +319,52 @@ def signon_command(ctx: Context, cmd: Command) -> None:
     if who.startswith("?"):
         _join(ctx, cmd, who[1:], password, None)
         return
+    limits = ctx.config.limits
     try:
-        seat = signon(ctx.session, who[1:], who[0], password, ctx.now)
+        result = signon(ctx.session, who[1:], who[0], password, ctx.now, sender=ctx.mail.sender,
+                        per_sender=limits.signon_failures_per_sender,
+                        per_role=limits.signon_failures_per_role)
     except GameError as exc:
         ctx.halted = f"the SIGNON on line {cmd.line_no} failed"
         raise CommandError(f"{exc} The rest of this mail was not executed.") from None
+    if result.seat is None:
+        # answered, not raised: the failure just counted must be kept
+        ctx.halted = f"the SIGNON on line {cmd.line_no} failed"
+        told = outgoing_for(result.events, ctx.config.judge.name)
+        for out in told:
+            out.limited = False  # the role's player must hear of it, whatever this mail did
+        ctx.outgoing.extend(told)
+        ctx.answer(cmd.line_no, cmd.text,
+                   f"Error: {result.refusal} The rest of this mail was not executed.", ok=False)
+        return
+    seat = result.seat
     game = find_game(ctx.session, who[1:])
     identity = sign_on_as(ctx, seat, game.name)
     deadline = clock.deadline_of(game)
-    state = (f"{game.phase}, deadline {judge_date(deadline)}" if game.state == "active"
+    state = (f"{game.phase}, deadline {ctx.when(deadline)}" if game.state == "active"
              and deadline else game.state)
     ctx.answer(cmd.line_no, cmd.text, f"Signed on as {identity.describe()} ({state}).")
 
 
-@command("HISTORY", syntax="HISTORY <game> [<phase>]",
+def _visible_game(ctx: Context, name: str, privacy: str | None, what: str) -> Game:
+    """The game named, if this mail may see it (a private game: signed on, or PRIVACY)."""
+    game = find_game(ctx.session, name)
+    require_sight(ctx.session, game, ctx.now, password=privacy, sender=ctx.mail.sender,
+                  signed_on_to=getattr(ctx.identity, "game_id", None),
+                  what=what.format(game=game.name))
+    return game
+
+
+@command("HISTORY", syntax="HISTORY <game> [<phase>] [PRIVACY <privacy password>]",
+         informational=True, secrets=positions(privacy=True), prepare=with_privacy(),
          summary="the results of the phases played so far, and the press you may see")
 def history_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) not in (1, 2):
+    args, privacy = trailing_option(cmd.args, "PRIVACY", 1)
+    if len(args) not in (1, 2):
         raise CommandError("HISTORY needs a game name (and may name one phase).")
-    game = find_game(ctx.session, cmd.args[0])
+    game = _visible_game(ctx, args[0], privacy, "HISTORY {game} PRIVACY <privacy password>")
     played = snapshots(ctx.session, game)
-    phase = cmd.args[1].upper() if len(cmd.args) == 2 else None
+    phase = args[1].upper() if len(args) == 2 else None
     press = press_for_history(ctx, game, phase)
     if phase is not None:
         played = [s for s in played if s.phase == phase]
@@ -213,11 +378,14 @@ def history_command(ctx: Context, cmd: Command) -> None:
         press=press, unplayed_press=unplayed, phase_asked=phase, **ctx.template_vars()))
 
 
-@command("SUMMARY", syntax="SUMMARY <game>", summary="a short summary of a game's course")
+@command("SUMMARY", syntax="SUMMARY <game> [PRIVACY <privacy password>]",
+         summary="a short summary of a game's course", informational=True,
+         secrets=positions(privacy=True), prepare=with_privacy())
 def summary_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
+    args, privacy = trailing_option(cmd.args, "PRIVACY", 1)
+    if len(args) != 1:
         raise CommandError("SUMMARY needs a game name.")
-    game = find_game(ctx.session, cmd.args[0])
+    game = _visible_game(ctx, args[0], privacy, "SUMMARY {game} PRIVACY <privacy password>")
     years = []
     for s in snapshots(ctx.session, game):
         facts = json.loads(s.results)

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.parse import Command
 from sqlalchemy import select
 
-from judge.commands.registry import Role, all_commands, command
-from judge.mail.game_mail import judge_date
-from judge.service import clock
+from judge.commands.parse import Command, trailing_option
+from judge.commands.prepare import with_privacy
+
+from judge.commands.registry import Role, all_commands, command, positions
+from judge.service import absences, clock
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
+from judge.service.privacy import is_private, may_see, require_sight
 from judge.store.models import Game
 from judge.resources import templates_dir
 
@@ -23,13 +25,15 @@ def help_topics() -> list[str]:
                   if p.stem != "index")
 
 
-@command("HELP", syntax="HELP", summary="how to use the judge, and the list of help topics")
+@command("HELP", syntax="HELP", informational=True,
+         summary="how to use the judge, and the list of help topics")
 def help_command(ctx: Context, cmd: Command) -> None:
     ctx.answer(cmd.line_no, cmd.text,
                ctx.render("help/index.txt", topics=help_topics(), **ctx.template_vars()))
 
 
-@command("GET", syntax="GET <topic>", summary="a help text: INFO, COMMANDS, ORDERS, DRAWS, RULES …")
+@command("GET", syntax="GET <topic>", informational=True,
+         summary="a help text: INFO, COMMANDS, ORDERS, DRAWS, RULES …")
 def get_command(ctx: Context, cmd: Command) -> None:
     topics = help_topics()
     if len(cmd.args) != 1:
@@ -41,7 +45,7 @@ def get_command(ctx: Context, cmd: Command) -> None:
                ctx.render(f"help/{topic.lower()}.txt", topics=topics, **ctx.template_vars()))
 
 
-@command("VERSION", syntax="VERSION", summary="the judge's version")
+@command("VERSION", syntax="VERSION", informational=True, summary="the judge's version")
 def version_command(ctx: Context, cmd: Command) -> None:
     v = ctx.template_vars()
     ctx.answer(cmd.line_no, cmd.text, f"{v['judge_name']} is judge version {v['version']}.")
@@ -52,27 +56,39 @@ def signoff_command(ctx: Context, cmd: Command) -> None:
     ctx.answer(cmd.line_no, cmd.text, "Signed off; the rest of the mail was not read.")
 
 
-@command("LIST", syntax="LIST [<game>]", summary="the games on this judge, or one game")
+@command("LIST", syntax="LIST [<game> [PRIVACY <privacy password>]]", informational=True,
+         secrets=positions(privacy=True), prepare=with_privacy(),
+         summary="the games on this judge, or one game")
 def list_command(ctx: Context, cmd: Command) -> None:
     identity = ctx.identity
-    if len(cmd.args) > 1:
-        raise CommandError("LIST takes at most a game name.")
-    if cmd.args or identity is not None:
-        game = (find_game(ctx.session, cmd.args[0]) if cmd.args
-                else ctx.session.get(Game, identity.game_id))
+    signed_on_to = identity.game_id if identity is not None else None
+    args, privacy = trailing_option(cmd.args, "PRIVACY", 1)
+    if len(args) > 1:
+        raise CommandError("LIST takes at most a game name (and, for a private game, PRIVACY"
+                           " and its privacy password).")
+    if args or identity is not None:
+        found = (find_game(ctx.session, args[0]) if args
+                 else ctx.session.get(Game, identity.game_id))
+        assert found is not None  # a signed-on mail's game exists
+        game = found
+        require_sight(ctx.session, game, ctx.now, password=privacy, signed_on_to=signed_on_to,
+                      sender=ctx.mail.sender,
+                      what=f"LIST {game.name} PRIVACY <privacy password>")
         mine = identity if identity is not None and identity.game_id == game.id else None
         ctx.answer(cmd.line_no, cmd.text,
                    ctx.render("game/list_game.txt", **describe_game(ctx, game, mine),
                               **ctx.template_vars()))
         return
-    games = ctx.session.scalars(select(Game).order_by(Game.name_key)).all()
+    # private games are listed only to a mail signed on to them
+    games = [g for g in ctx.session.scalars(select(Game).order_by(Game.name_key))
+             if may_see(g, signed_on_to=signed_on_to)]
     ctx.answer(cmd.line_no, cmd.text, ctx.render("list.txt", games=games, **ctx.template_vars()))
 
 
 def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     """What LIST <game> shows; the master also sees who has ordered and the addresses."""
     from judge.service.orders import order_set, owed, stored_orders
-    from judge.service.phases import position_of
+    from judge.service.phases import overdue_powers, position_of
     is_master = bool(identity is not None and getattr(identity, "role") & Role.MASTER)
     pos = position_of(game)
     counts = pos.center_counts()
@@ -99,11 +115,20 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
         mine_orders = order_set(pos, power, stored_orders(players[power]), build_any=build_any)
     formal = list_facts(game)
     draws = draw_facts(ctx, game, identity, is_master)
+    waiting_for = (overdue_powers(ctx.session, game, pos)
+                   if game.state == "active" and game.clock_stage == clock.WAITING else [])
     if formal and formal["winners"]:
         draws["ended"] = ""  # a shared victory on points is no agreed draw: the formal part says it
     return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
-                deadline=judge_date(clock.deadline_of(game)) if game.state == "active" else "",
+                deadline=ctx.when(clock.deadline_of(game)) if game.state == "active" else "",
+                clock=clock.clock_setting(game), max_absence=game.max_absence_days,
+                absences=[(who.capitalize(), ctx.when(start), ctx.when(end)) for who, start, end
+                          in absences.current(ctx.session, game, ctx.now)],
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
+                private=is_private(game),
+                civil_disorder="CIVIL_DISORDER" in rules_of(game),
+                cd_dummies="CD_DUMMIES" in rules_of(game),
+                waiting_for=[p.capitalize() for p in waiting_for],
                 durations=[clock.format_duration(x) for x in (
                     game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
                     game.grace_seconds)])

@@ -1,26 +1,37 @@
 """Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME (also of a game
-ended by a draw or concession), TERMINATE, PROCESS, ROLLBACK, ROLLFORWARD, SET DEADLINE,
-SET GRACE, SET RULES, BECOME, DUMMY, REPLACE, EJECT, POSITION."""
+ended by a draw or concession), TERMINATE, PROCESS, ROLLBACK, ROLLFORWARD, SET RULES, BECOME,
+DUMMY, REPLACE, EJECT, POSITION.  (SET DEADLINE, SET GRACE, SET CLOCK and the absences are in
+judge.commands.handlers.timing.)
+
+Every command after which the set of orders may be complete (RESUME, DUMMY, REPLACE, EJECT,
+SET RULES, as orders, SET NOWAIT and RESIGN elsewhere) asks for the ``ready`` finisher, which
+processes the phase at once when nothing holds it (judge.commands.identity)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
+from sqlalchemy.orm import Session
+
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity, process_when_ready
+from judge.commands.handlers.games import solitaire_privacy_text
+from judge.commands.identity import Identity
 from judge.commands.parse import Command
-from judge.commands.registry import Role, command
-from judge.mail.addresses import normalise
-from judge.mail.game_mail import judge_date, outgoing_for
-from judge.service import clock
+from judge.commands.registry import Role, command, positions
+from judge.mail.addresses import AddressError, checked_address
+from judge.mail.game_mail import outgoing_for
 from judge.service.draws import resume_ended
-from judge.service.events import Event
+from judge.service.events import Change, Event
 from judge.service import game_rules
-from judge.service.games import (dummy_power, notice, dummy_seats, leave, lock_game, make_dummy,
-                                 pause_game, power_named, power_seat, replace_player,
-                                 resume_game, seats, start_game, terminate_game)
+from judge.service.games import (dummy_power, dummy_seats, leave, lock_game, make_dummy,
+                                 parameter_change, pause_game, power_named, power_seat,
+                                 replace_player, resume_game, seats, start_game,
+                                 terminate_game)
+from judge.service.errors import CountedRefusal
+from judge.service.faults import ProcessingFault, guarded, record_fault
 from judge.service.phases import process_phase, rollback, rollforward, set_position
+from judge.service.privacy import set_privacy
 from judge.store.models import Game
 
 RUNNING = frozenset({"active", "paused"})
@@ -37,14 +48,35 @@ def _announce(ctx: Context, cmd: Command, events: list[Event], text: str) -> Non
     ctx.answer(cmd.line_no, cmd.text, text)
 
 
+def _process_now(ctx: Context, game: Game) -> list[Event]:
+    try:
+        return guarded(ctx.session, game, ctx.now, f"processing {game.phase} (master's PROCESS)",
+                       lambda: process_phase(ctx.session, game, ctx.now, "master"))
+    except ProcessingFault as fault:
+        what, phase, detail = f"processing {game.phase} (master's PROCESS)", game.phase, str(fault)
+
+        def record(kept: Session) -> None:  # after the refused command is undone
+            notices = record_fault(kept, game.id, ctx.now, what, detail)
+            ctx.outgoing.extend(outgoing_for(notices, ctx.config.judge.name))
+
+        raise CountedRefusal(f"{phase} could not be processed because of a fault in the judge"
+                             f" ({detail}); nothing changed. The judge's log has the details; it"
+                             " tries again by itself after a while.", record) from None
+
+
 def _simple(name: str, states: frozenset[str] | None, summary: str,
-            act: Callable[[Context, Game], list[Event]], done: str) -> None:
+            act: Callable[[Context, Game], list[Event]], done: str,
+            may_complete: bool = False) -> None:
+    """A master command without arguments; ``may_complete``: afterwards the phase may be
+    ready to process (every order in, nothing holding it)."""
     def handler(ctx: Context, cmd: Command) -> None:
         if cmd.args:
             raise CommandError(f"{name} takes no arguments.")
         game = _game(ctx)
         events = act(ctx, game)
         _announce(ctx, cmd, events, done.format(game=game))
+        if may_complete:
+            ctx.finish_with("ready", game.id)
     handler.__name__ = f"{name.lower()}_command"
     command(name, roles=Role.MASTER, states=states, syntax=name, summary=summary)(handler)
 
@@ -57,11 +89,11 @@ _simple("RESUME", frozenset({"paused", "finished"}),
         "restart a paused game, or one ended by a draw or concession",
         lambda ctx, g: (resume_game(ctx.session, g, ctx.now) if g.state == "paused"
                         else resume_ended(ctx.session, g, ctx.now)),
-        "{game.name} is running again, at {game.phase}.")
+        "{game.name} is running again, at {game.phase}.", may_complete=True)
 _simple("TERMINATE", None, "end the game now",
         lambda ctx, g: terminate_game(ctx.session, g, ctx.now), "{game.name} is terminated.")
 _simple("PROCESS", RUNNING, "process the current phase now",
-        lambda ctx, g: process_phase(ctx.session, g, ctx.now, "master"),
+        lambda ctx, g: _process_now(ctx, g),
         "Processed; {game.name} is now at {game.phase}.")
 _simple("ROLLFORWARD", REPAIRABLE, "redo a phase that was rolled back",
         lambda ctx, g: rollforward(ctx.session, g, ctx.now),
@@ -76,45 +108,6 @@ def rollback_command(ctx: Context, cmd: Command) -> None:
     game = _game(ctx)
     events = rollback(ctx.session, game, ctx.now, cmd.args[0] if cmd.args else None)
     _announce(ctx, cmd, events, f"Rolled back; {game.name} is at {game.phase} again.")
-
-
-@command("SET", "DEADLINE", roles=Role.MASTER, syntax="SET DEADLINE <when>",
-         summary="the deadline of the current phase (or M|R|A <duration>)")
-def set_deadline(ctx: Context, cmd: Command) -> None:
-    game = _game(ctx)
-    if len(cmd.args) == 2 and cmd.args[0].upper() in ("M", "R", "A", "ALL"):
-        seconds = clock.parse_duration(cmd.args[1])
-        for t in ("MRA" if cmd.args[0].upper() == "ALL" else cmd.args[0].upper()):
-            setattr(game, {"M": "movement_seconds", "R": "retreat_seconds",
-                           "A": "adjustment_seconds"}[t], seconds)
-        ctx.answer(cmd.line_no, cmd.text, f"Phases of type {cmd.args[0].upper()} now last "
-                   f"{clock.format_duration(seconds)}.")
-        return
-    if not cmd.args:
-        raise CommandError("SET DEADLINE needs a time: a duration from now (24h) or a UTC"
-                           " date and time (2026-12-01 18:00).")
-    if game.state != "active":
-        raise CommandError(f"{game.name} is {game.state}: its clock is not running.")
-    if game_rules.has(game, "NO_DEADLINE"):
-        raise CommandError(f"{game.name} has no deadlines (NO_DEADLINE): phases move on when"
-                           " all have ordered, or by PROCESS. SET RULES can drop the rule.")
-    when = clock.parse_when(cmd.rest, ctx.now)
-    if when <= ctx.now:
-        raise CommandError("the deadline must be in the future.")
-    clock.start_clock(game, ctx.now, deadline=when)
-    ctx.answer(cmd.line_no, cmd.text, f"The deadline of {game.phase} is now {judge_date(when)}.")
-
-
-@command("SET", "GRACE", roles=Role.MASTER, syntax="SET GRACE <duration>",
-         summary="time allowed after the deadline")
-def set_grace(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("SET GRACE needs a duration, e.g. SET GRACE 12h (0 for none).")
-    game = _game(ctx)
-    game.grace_seconds = 0 if cmd.args[0] == "0" else clock.parse_duration(cmd.args[0])
-    clock.schedule_next(game)
-    ctx.answer(cmd.line_no, cmd.text,
-               f"Grace is now {clock.format_duration(game.grace_seconds)}.")
 
 
 @command("BECOME", roles=Role.MASTER, states=RUNNING, syntax="BECOME <power>",
@@ -151,7 +144,7 @@ def eject_command(ctx: Context, cmd: Command) -> None:
     events = leave(ctx.session, game, found[0], "ejected")
     _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}.")
     # the power no longer owes orders: the others' may now complete the phase
-    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+    ctx.finish_with("ready", game.id)
 
 
 @command("POSITION", roles=Role.MASTER, states=frozenset({"forming", "paused"}),
@@ -176,25 +169,33 @@ def dummy_command(ctx: Context, cmd: Command) -> None:
     events = dummy_power(ctx.session, game, power, ctx.now)
     cd = ("it is processed without waiting for it (CD_DUMMIES)"
           if game_rules.has(game, "CD_DUMMIES") else
-          "the game waits for its orders (BECOME it to order) until the deadline")
+          "the game waits for its orders (BECOME it to order), and without CD_DUMMIES they"
+          " are not filled in even when the grace period ends")
     _announce(ctx, cmd, events, f"{power.capitalize()} is now a dummy; {cd}.")
-    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+    ctx.finish_with("ready", game.id)
 
 
 @command("REPLACE", roles=Role.MASTER, states=RUNNING,
-         syntax="REPLACE <power> <address> <password>",
+         syntax="REPLACE <power> <address> <password>", secrets=positions(2),
          summary="give a power (vacant, a dummy or played) to a new player")
 def replace_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 3 or "@" not in cmd.args[1]:
         raise CommandError("REPLACE needs a power, the new player's address and a password"
                            " for them, e.g. REPLACE France new@example.org secret.")
+    try:
+        address = checked_address(cmd.args[1])
+    except AddressError as exc:
+        raise CommandError(f"{cmd.args[1]} is not an address the judge can write to"
+                           f" ({exc}).") from None
     game = _game(ctx)
     power = power_named(game, cmd.args[0])
-    address = normalise(cmd.args[1])
     seat, events = replace_player(ctx.session, game, power, address, cmd.args[2], ctx.now)
     _announce(ctx, cmd, events, f"{power.capitalize()} is now played by {address}; they have"
               f" been told to sign on with SIGNON {power[0]}{game.name} and the password you"
-              " chose (tell it to them yourself: the judge never mails passwords).")
+              " chose (tell it to them yourself: the judge never mails passwords). If they"
+              " have never written to the judge, that is all it sends them until they do.")
+    # a player who asked to wait has left: the orders may now complete the phase
+    ctx.finish_with("ready", game.id)
 
 
 @command("SET", "RULES", roles=Role.MASTER, syntax="SET RULES <RULE> ... | NONE",
@@ -212,13 +213,38 @@ def set_rules(ctx: Context, cmd: Command) -> None:
     if rules.names:
         text += "\n" + game_rules.explain(rules)
     events: list[Event] = []
-    if before ^ set(rules.names) and game.state != "forming":
-        events.append(notice(ctx.session, game, "Rules changed",
-                             f"The master has changed the rules of {game.name}: now "
-                             f"{' '.join(rules.names) or 'none'}."))
+    if before ^ set(rules.names):
+        events.append(parameter_change(ctx.session, game,
+                                       Change("rules", names=tuple(rules.names))))
     if game.state == "forming" and "SOLITAIRE" in rules.names:
+        text += "\n" + solitaire_privacy_text(game).rstrip("\n")
         events += start_game(ctx.session, game, ctx.now)
         text += (f"\nSOLITAIRE: {game.name} has started; every power nobody plays is a dummy"
                  " for you to order.")
     _announce(ctx, cmd, events, text)
-    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+    ctx.finish_with("ready", game.id)
+
+
+@command("SET", "PRIVACY", roles=Role.MASTER, syntax="SET PRIVACY <privacy password>",
+         secrets=positions(0),
+         summary="make the game private: strangers need this password to see or join it")
+def set_privacy_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("SET PRIVACY needs one word, the privacy password (SET NOPRIVACY"
+                           " makes the game public again).")
+    game = _game(ctx)
+    set_privacy(game, cmd.args[0])
+    ctx.answer(cmd.line_no, cmd.text, f"{game.name} is private: whoever is not signed on to it"
+               " must give this privacy password to see it (LIST, HISTORY, SUMMARY), observe"
+               " it or join it. Tell it to those you want in; the judge never mails it.")
+
+
+@command("SET", "NOPRIVACY", roles=Role.MASTER, syntax="SET NOPRIVACY",
+         summary="make a private game public again", aliases=(("SET", "NO", "PRIVACY"),))
+def set_noprivacy_command(ctx: Context, cmd: Command) -> None:
+    if cmd.args:
+        raise CommandError("SET NOPRIVACY takes no arguments.")
+    game = _game(ctx)
+    set_privacy(game, None)
+    ctx.answer(cmd.line_no, cmd.text, f"{game.name} is public: anyone may see it, observe it"
+               " or join it.")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity, order_summary, process_when_ready
+from judge.commands.identity import Identity
 from judge.commands.parse import Command
-from judge.commands.registry import Role, command
-from judge.mail.addresses import normalise
+from judge.commands.registry import Role, command, positions
+from judge.mail.addresses import AddressError, checked_address
 from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.games import leave, lock_game
@@ -31,7 +31,7 @@ def _seat(ctx: Context, power_seat: bool = False) -> Seat:
 
 
 @command("SET", "PASSWORD", roles=Role.SIGNED_ON, syntax="SET PASSWORD <new>",
-         summary="change your password")
+         summary="change your password", secrets=positions(0))
 def set_password(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1 or len(cmd.args[0]) > 64:
         raise CommandError("SET PASSWORD needs one word, the new password.")
@@ -42,13 +42,20 @@ def set_password(ctx: Context, cmd: Command) -> None:
 @command("SET", "ADDRESS", roles=Role.SIGNED_ON, syntax="SET ADDRESS <address>",
          summary="have the judge's mail for your role sent elsewhere")
 def set_address(ctx: Context, cmd: Command) -> None:
-    address = normalise(cmd.rest)
-    if len(cmd.args) != 1 or "@" not in address or address.startswith("@"):
+    if len(cmd.args) != 1:
         raise CommandError("SET ADDRESS needs one mail address.")
+    try:
+        address = checked_address(cmd.args[0])
+    except AddressError as exc:
+        raise CommandError(f"{cmd.args[0]} is not an address the judge can write to ({exc});"
+                           " your address was not changed.") from None
     seat = _seat(ctx)
     seat.address = address
-    ctx.reply_also.append(address)
-    ctx.answer(cmd.line_no, cmd.text, f"Mail for your role now goes to {address}.")
+    if address not in ctx.reply_also:
+        ctx.reply_also.append(address)
+    ctx.answer(cmd.line_no, cmd.text, f"Mail for your role now goes to {address}. If that"
+               " address has never written to the judge, it gets this reply and nothing"
+               " more until a mail from it reaches the judge.")
 
 
 def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
@@ -63,7 +70,7 @@ def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
     else:
         ctx.answer(cmd.line_no, cmd.text, "The phase may be processed as soon as all orders"
                    " are in.")
-        ctx.finish_with(f"ready:{seat.game_id}", lambda c: process_when_ready(c, seat.game_id))
+        ctx.finish_with("ready", seat.game_id)
 
 
 @command("SET", "WAIT", roles=Role.POWER, states=PLAYING, syntax="SET WAIT",
@@ -88,7 +95,7 @@ def clear_command(ctx: Context, cmd: Command) -> None:
                            " it cannot be withdrawn.")
     seat.orders = "{}"
     ctx.answer(cmd.line_no, cmd.text, f"All orders of {seat.power.capitalize()} withdrawn.")  # type: ignore[union-attr]
-    ctx.finish_with(f"orders:{seat.id}", lambda c: order_summary(c, game, seat))
+    ctx.finish_with("orders", seat.id)
 
 
 @command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")
@@ -102,4 +109,4 @@ def resign_command(ctx: Context, cmd: Command) -> None:
     ctx.identity = None
     ctx.answer(cmd.line_no, cmd.text, f"You have resigned from {game.name}.")
     # the power no longer owes orders: the others' may now complete the phase
-    ctx.finish_with(f"ready:{game.id}", lambda c: process_when_ready(c, game.id))
+    ctx.finish_with("ready", game.id)

@@ -16,7 +16,7 @@ from judge.commands.errors import CommandError
 from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
-from judge.mail.game_mail import judge_date, outgoing_for
+from judge.mail.game_mail import outgoing_for
 from judge.mail.press_mail import kind_label, recipients_label, sender_label
 from judge.service.events import Event, PressSent
 from judge.service.games import lock_game
@@ -120,5 +120,5 @@ def press_for_history(ctx: Context, game: Game, phase: str | None = None
                  f"{sender_label(p.sender)} to "
                  f"{recipients_label(p.powers, p.to_master, p.broadcast, game.name)}")
         by_phase.setdefault(p.phase, []).append(
-            dict(title=title, when=judge_date(p.sent_at), body=p.body))
+            dict(title=title, when=ctx.when(p.sent_at), body=p.body))
     return by_phase

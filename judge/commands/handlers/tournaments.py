@@ -27,7 +27,7 @@ def _options(args: tuple[str, ...]) -> dict[str, str]:
     return opts
 
 
-@command("STANDINGS", syntax=USAGE,
+@command("STANDINGS", syntax=USAGE, informational=True,
          summary="a tournament's standings (GET COMMANDS lists systems and tie-breaks)")
 def standings_command(ctx: Context, cmd: Command) -> None:
     if not cmd.args:

@@ -1,7 +1,7 @@
 """Adjudication of one phase: movement, retreats or adjustments (DATC v3.0).
 
 ``adjudicate(position, orders)`` takes a dict power → order lines (strings in any syntax of
-DESIGN §4.3, or parsed orders); powers or units without orders get the civil-disorder
+the mail language, or parsed orders); powers or units without orders get the civil-disorder
 defaults (units hold, dislodged units disband, builds are waived, removals are chosen by the
 2023 rule).  It returns a :class:`PhaseResult` with one result per order and per defaulted
 unit, and the position at the next phase to play.
@@ -37,11 +37,10 @@ given (see :mod:`.checking`), so a judge can refuse it at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
-from typing import Callable, Iterable
 
-from judge.core._frozen import draft_builder
 from judge.core.adjudicator.adjustments import adjudicate_adjustments
 from judge.core.adjudicator.binding import OrdersIn
 from judge.core.adjudicator.checking import check_order
@@ -50,7 +49,7 @@ from judge.core.adjudicator.retreats import adjudicate_retreats
 from judge.core.adjudicator.sequence import next_position
 from judge.core.board import Dislodged, Position, Unit
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, Phase
-from judge.core.results import OrderResult
+from judge.core.results import OrderResult, PhaseOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,31 +70,40 @@ class PhaseResult:
         return tuple(r for r in self.results if r.power == power)
 
 
-_build_result: Callable[..., PhaseResult] = draft_builder(PhaseResult)  # see judge.core._frozen
-
-
 def adjudicate(position: Position, orders: OrdersIn | None = None, *,
                skip_empty: bool = True, build_any: bool = False,
-               random_removals_seed: str | None = None) -> PhaseResult:
+               random_removals_seed: str | None = None,
+               multiple_orders_hold: bool = False) -> PhaseResult:
     """Adjudicate the phase of ``position`` with ``orders`` (power → lines); see module doc.
 
-    Two game rules change it: ``skip_empty=False`` (DONT_SKIP_PHASES) plays empty retreat
+    Game rules change it: ``skip_empty=False`` (DONT_SKIP_PHASES) plays empty retreat
     and adjustment phases, ``build_any=True`` (BUILD_ANY) allows builds in any owned centre,
-    and ``random_removals_seed`` (CIVIL_DISORDER) picks unordered removals at random.
+    ``random_removals_seed`` (CIVIL_DISORDER) picks unordered removals at random, and
+    ``multiple_orders_hold`` (NO_CHECK) makes a unit given two different orders in a movement
+    phase hold, both orders reported invalid (instead of 4.D.3's later order replacing).
     """
-    orders = orders or {}
+    done, nxt = adjudicate_phase(position, orders or {}, skip_empty, build_any,
+                                 random_removals_seed, multiple_orders_hold)
+    return PhaseResult(position.phase, _by_power(position.map.powers, done.results), done.units,
+                       done.dislodged, nxt)
+
+
+def adjudicate_phase(position: Position, orders: OrdersIn, skip_empty: bool = True,
+                     build_any: bool = False, random_removals_seed: str | None = None,
+                     multiple_orders_hold: bool = False) -> tuple[PhaseOutcome, Position]:
+    """What :func:`adjudicate` works out: the outcome of the phase (results in the order the
+    phase type makes them, not grouped by power) and the position at the next phase."""
     phase = position.phase
     if phase.type == MOVEMENT:
-        mv = adjudicate_movement(position, orders)
-        results, units, dislodged = mv.results, mv.units, mv.dislodged
+        done = adjudicate_movement(position, orders, multiple_orders_hold)
     elif phase.type == ADJUSTMENTS:
-        adj = adjudicate_adjustments(position, orders, build_any, random_removals_seed)
-        results, units, dislodged = adj.results, adj.units, ()
+        done = adjudicate_adjustments(position, orders, build_any, random_removals_seed)
     else:
-        rt = adjudicate_retreats(position, orders)
-        results, units, dislodged = rt.results, rt.units, ()
-    nxt = next_position(position, units, dislodged, skip_empty, build_any)
-    return _build_result(phase, _by_power(position.map.powers, results), units, dislodged, nxt)
+        done = adjudicate_retreats(position, orders)
+    # A dislodged unit with nowhere to go is destroyed now: no retreat phase waits for it, and
+    # a retreat phase in which nobody has a choice is skipped like any empty phase.
+    must_retreat = tuple(d for d in done.dislodged if d.retreats)
+    return done, next_position(position, done.units, must_retreat, skip_empty, build_any)
 
 
 def _by_power(powers: Iterable[str], results: Iterable[OrderResult]) -> tuple[OrderResult, ...]:
@@ -108,4 +116,4 @@ def _by_power(powers: Iterable[str], results: Iterable[OrderResult]) -> tuple[Or
     return tuple(chain(*groups.values(), strays))
 
 
-__all__ = ["PhaseResult", "adjudicate", "check_order"]
+__all__ = ["PhaseResult", "adjudicate", "adjudicate_phase", "check_order"]

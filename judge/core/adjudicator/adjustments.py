@@ -9,21 +9,17 @@ civil-disorder rule (:mod:`.civil_disorder`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from judge.core.adjudicator.binding import OrdersIn, parse_lines
-from judge.core.adjudicator.civil_disorder import civil_disorder_removals, random_removals
-from judge.core.board import Position, Unit
+from judge.core.adjudicator.civil_disorder import (
+    civil_disorder_removals,
+    random_removals,
+)
+from judge.core.board import Position, Unit, unit_table
+from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map
-from judge.core.orders import Build, OrderError, Remove, UnitSpec, Waive
+from judge.core.orders import Build, Order, Remove, UnitSpec, Waive
 from judge.core.phases import ADJUSTMENTS
-from judge.core.results import BUILD, INVALID, REMOVE, WAIVE, OrderResult
-
-
-@dataclass(frozen=True)
-class AdjustmentOutcome:
-    results: tuple[OrderResult, ...]
-    units: tuple[Unit, ...]
+from judge.core.results import BUILD, INVALID, REMOVE, WAIVE, OrderResult, PhaseOutcome
 
 
 def adjustment_delta(pos: Position, power: str) -> int:
@@ -48,101 +44,140 @@ def adjustments_needed(pos: Position, build_any: bool = False) -> bool:
     return False
 
 
-def build_unit(m: Map, pos: Position, power: str, spec: UnitSpec, taken: set[str],
-               build_any: bool = False) -> Unit | str:
+def build_unit(m: Map, pos: Position, power: str, o: Build, taken: set[str],
+               build_any: bool = False) -> Unit | OrderError:
     """The unit a build makes, or why it cannot be built (``taken``: occupied provinces)."""
+    spec = o.unit
     prov = spec.province
     p = m.provinces[prov]
     if build_any and prov not in m.supply_centers:
-        return f"{p.name} is not a supply centre"
+        return OrderError(o.text(), f"{p.name} is not a supply centre")
     if not build_any and prov not in m.powers[power].home_centers:
-        return f"{p.name} is not a home centre of {power.capitalize()}"
+        return OrderError(o.text(), f"{p.name} is not a home centre of {power.capitalize()}")
     if prov not in pos.centers.get(power, ()):
-        return f"{p.name} is not owned by {power.capitalize()}"
+        return OrderError(o.text(), f"{p.name} is not owned by {power.capitalize()}")
     if prov in taken:
-        return f"{p.name} is occupied"
-    kind = spec.kind
-    if kind is None:  # DATC 4.C.3: army inland; fleet only when a coast says so
-        if p.kind == "land":
-            kind = ARMY
-        elif spec.location != prov:
-            kind = FLEET
-        else:
-            return f"say whether to build an army or a fleet in {p.name}"
+        return OrderError(o.text(), f"{p.name} is occupied")
+    kind = _build_kind(m, spec)
+    if kind is None:
+        return OrderError(o.text(), f"say whether to build an army or a fleet in {p.name}")
     if kind == ARMY:
-        return Unit(power, ARMY, prov) if p.kind in ("land", "coast") else "armies cannot go to sea"
+        if p.kind in ("land", "coast"):
+            return unit_table(m)[power][f"{ARMY} {prov}"]
+        return OrderError(o.text(), "armies cannot go to sea")
     if p.kind != "coast":
-        return f"a fleet cannot be built in {p.name}"
+        return OrderError(o.text(), f"a fleet cannot be built in {p.name}")
     if p.coasts and spec.location not in m.locations(prov):
-        return f"say which coast of {p.name} (" + ", ".join(m.locations(prov)) + ")"
-    return Unit(power, FLEET, spec.location if p.coasts else prov)
+        return OrderError(o.text(), f"say which coast of {p.name} ("
+                          + ", ".join(m.locations(prov)) + ")")
+    return unit_table(m)[power][f"{FLEET} {spec.location if p.coasts else prov}"]
+
+
+def _build_kind(m: Map, spec: UnitSpec) -> str | None:
+    """The kind of unit a build makes: as written, else (DATC 4.C.3) an army inland and a
+    fleet when a coast is named; ``None`` when it cannot be told."""
+    if spec.kind is not None:
+        return spec.kind
+    if m.provinces[spec.province].kind == "land":
+        return ARMY
+    return FLEET if spec.location != spec.province else None
 
 
 def adjudicate_adjustments(pos: Position, orders: OrdersIn, build_any: bool = False,
-                           random_removals_seed: str | None = None) -> AdjustmentOutcome:
-    """``random_removals_seed`` (the CIVIL_DISORDER game rule) chooses the removals a power
-    did not order at random, keeping units on centres, instead of by the 2023 rule."""
-    m = pos.map
-    units = {u.province: u for u in pos.units}
-    taken = set(units)
-    results: list[OrderResult] = []
-    built: dict[str, int] = {}
-    removed: dict[str, int] = {}
-    for power, items in orders.items():
-        delta = adjustment_delta(pos, power) if power in m.powers else 0
-        for text, o in parse_lines(m, items, ADJUSTMENTS):
-            if isinstance(o, OrderError):
-                results.append(OrderResult(power, None, None, text, INVALID, message=o.message))
-                continue
-            used_b, used_r = built.get(power, 0), removed.get(power, 0)
-            if isinstance(o, (Build, Waive)):
-                if delta <= 0 or used_b >= delta:
-                    why = "no builds available" if delta <= 0 else "all builds already used"
-                    results.append(OrderResult(power, None, o, text, INVALID, message=why))
-                    continue
-                if isinstance(o, Waive):
-                    built[power] = used_b + 1
-                    results.append(OrderResult(power, None, o, text, WAIVE))
-                    continue
-                got = build_unit(m, pos, power, o.unit, taken, build_any)
-                if isinstance(got, str):
-                    results.append(OrderResult(power, None, o, text, INVALID, message=got))
-                    continue
-                built[power] = used_b + 1
-                taken.add(got.province)
-                units[got.province] = got
-                results.append(OrderResult(power, got, o, text, BUILD))
-            elif isinstance(o, Remove):
-                u = units.get(o.unit.province)
-                if delta >= 0 or used_r >= -delta:
-                    why = "no removals owed" if delta >= 0 else "all removals already made"
-                    results.append(OrderResult(power, u, o, text, INVALID, message=why))
-                elif u is None or u.power != power or u.province not in {
-                        x.province for x in pos.units}:
-                    results.append(OrderResult(power, None, o, text, INVALID,
-                                               message="no unit of yours there"))
-                else:
-                    removed[power] = used_r + 1
-                    del units[u.province]
-                    results.append(OrderResult(power, u, o, text, REMOVE))
-            else:
-                results.append(OrderResult(power, None, o, text, INVALID,
-                                           message="only builds, removals and waives now"))
+                           random_removals_seed: str | None = None) -> PhaseOutcome:
+    """Take each power's orders one at a time in the order given, then supply what is still
+    owed: waives for missing builds, removals for missing removals.
 
-    for power in m.powers:
-        delta = adjustment_delta(pos, power)
+    ``random_removals_seed`` (the CIVIL_DISORDER game rule) chooses the removals a power
+    did not order at random, keeping units on centres, instead of by the 2023 rule."""
+    ledger = _Ledger(pos, build_any)
+    for power, items in orders.items():
+        for text, o in parse_lines(pos.map, items, ADJUSTMENTS):
+            ledger.take(power, text, o)
+    for power in pos.map.powers:
+        ledger.settle(power, random_removals_seed)
+    return PhaseOutcome(tuple(ledger.results),
+                             tuple(ledger.units[p] for p in sorted(ledger.units)))
+
+
+class _Ledger:
+    """The units of an adjustment phase as orders are taken, and what each power has used."""
+
+    def __init__(self, pos: Position, build_any: bool) -> None:
+        self.pos, self.m, self.build_any = pos, pos.map, build_any
+        self.units = {u.province: u for u in pos.units}
+        self.at_start = frozenset(self.units)  # units built in this phase are not removable
+        self.taken = set(self.units)  # provinces occupied, builds included
+        self.results: list[OrderResult] = []
+        self.built: dict[str, int] = {}  # builds and waives used, per power
+        self.removed: dict[str, int] = {}
+
+    def _delta(self, power: str) -> int:
+        return adjustment_delta(self.pos, power) if power in self.m.powers else 0
+
+    def _refuse(self, power: str, unit: Unit | None, o: Order | None, text: str,
+                why: str) -> None:
+        self.results.append(OrderResult(power, unit, o, text, INVALID, message=why))
+
+    def take(self, power: str, text: str, o: Order | OrderError) -> None:
+        """One order line of ``power`` (DATC 4.D.4–4.D.7)."""
+        if isinstance(o, OrderError):
+            self._refuse(power, None, None, text, o.message)
+        elif isinstance(o, (Build, Waive)):
+            self._build(power, text, o)
+        elif isinstance(o, Remove):
+            self._remove(power, text, o)
+        else:
+            self._refuse(power, None, o, text, "only builds, removals and waives now")
+
+    def _build(self, power: str, text: str, o: Build | Waive) -> None:
+        delta, used = self._delta(power), self.built.get(power, 0)
+        if delta <= 0 or used >= delta:
+            why = "no builds available" if delta <= 0 else "all builds already used"
+            return self._refuse(power, None, o, text, why)
+        if isinstance(o, Waive):
+            self.built[power] = used + 1
+            self.results.append(OrderResult(power, None, o, text, WAIVE))
+            return None
+        got = build_unit(self.m, self.pos, power, o, self.taken, self.build_any)
+        if isinstance(got, OrderError):
+            return self._refuse(power, None, o, text, got.message)
+        self.built[power] = used + 1
+        self.taken.add(got.province)
+        self.units[got.province] = got
+        self.results.append(OrderResult(power, got, o, text, BUILD))
+        return None
+
+    def _remove(self, power: str, text: str, o: Remove) -> None:
+        delta, used = self._delta(power), self.removed.get(power, 0)
+        u = self.units.get(o.unit.province)
+        if delta >= 0 or used >= -delta:
+            why = "no removals owed" if delta >= 0 else "all removals already made"
+            return self._refuse(power, u, o, text, why)
+        if u is None or u.power != power or u.province not in self.at_start:
+            return self._refuse(power, None, o, text, "no unit of yours there")
+        self.removed[power] = used + 1
+        del self.units[u.province]
+        self.results.append(OrderResult(power, u, o, text, REMOVE))
+        return None
+
+    def settle(self, power: str, random_seed: str | None) -> None:
+        """Waive the builds ``power`` left unused; remove the units it still owes (DATC 4.D.8,
+        or at random with the CIVIL_DISORDER rule's seed)."""
+        delta = adjustment_delta(self.pos, power)
         if delta > 0:
-            for _ in range(delta - built.get(power, 0)):
-                results.append(OrderResult(power, None, Waive(), "WAIVE", WAIVE, default=True))
+            for _ in range(delta - self.built.get(power, 0)):
+                self.results.append(OrderResult(power, None, Waive(), "WAIVE", WAIVE,
+                                                default=True))
         elif delta < 0:
-            owed = -delta - removed.get(power, 0)
-            mine = [u for u in units.values() if u.power == power]
-            chosen = (random_removals(m, mine, owed, f"{random_removals_seed}:{power}")
-                      if random_removals_seed is not None else
-                      civil_disorder_removals(m, mine, pos.centers.get(power, frozenset()), owed))
-            for u in chosen:
-                del units[u.province]
+            for u in self._removals(power, -delta - self.removed.get(power, 0), random_seed):
+                del self.units[u.province]
                 o = Remove(UnitSpec(u.kind, u.location))
-                results.append(OrderResult(power, u, o, o.text(), REMOVE, default=True))
-    return AdjustmentOutcome(tuple(results), tuple(sorted(units.values(),
-                                                          key=lambda u: u.province)))
+                self.results.append(OrderResult(power, u, o, o.text(), REMOVE, default=True))
+
+    def _removals(self, power: str, owed: int, random_seed: str | None) -> list[Unit]:
+        mine = [u for u in self.units.values() if u.power == power]
+        if random_seed is not None:
+            return random_removals(self.m, mine, owed, f"{random_seed}:{power}")
+        return civil_disorder_removals(self.m, mine, self.pos.centers.get(power, frozenset()),
+                                       owed)

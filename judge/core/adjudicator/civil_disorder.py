@@ -5,7 +5,7 @@ farthest from the power's nearest *owned* supply centre, counting moves where ar
 alike may cross land and sea.  Ties: fleets before armies, then the province's English name in
 alphabetical order.
 
-The CIVIL_DISORDER game rule of seed 002 chooses differently: at random, keeping units on
+DPjudge's CIVIL_DISORDER game rule chooses differently: at random, keeping units on
 supply centres (:func:`random_removals`); the judge applies it by giving those removals as
 the power's orders.
 """
@@ -48,7 +48,7 @@ def civil_disorder_removals(m: Map, units: Iterable[Unit], owned: frozenset[str]
 
 
 def random_removals(m: Map, units: Iterable[Unit], count: int, seed: str) -> list[Unit]:
-    """The CIVIL_DISORDER game rule's removals (seed 002): ``count`` units chosen at random,
+    """The CIVIL_DISORDER game rule's removals (DPjudge's rules): ``count`` units chosen at random,
     keeping units that stand on supply centres as long as others can go.
 
     ``seed`` makes the choice reproducible: the judge passes the game, phase and power, so

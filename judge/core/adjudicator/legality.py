@@ -2,16 +2,27 @@
 
 An illegal order is ignored and its unit holds.  "Legal" means the order could be valid
 knowing the position but not the other orders: a convoy route is legal when fleets stand on
-a chain of seas that could carry the army, whatever they are ordered to do.
+a chain of seas that could carry the army, whatever they are ordered to do.  An illegal order
+gets an :class:`OrderError` saying why (the core's one refusal).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from judge.core.board import Unit
+from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.orders import Convoy, Move, Support
+
+
+class Destination(NamedTuple):
+    """Where a legal move goes."""
+
+    location: str  # "STP/NC"
+    province: str  # "STP"
+    convoyed: bool
 
 
 class ConvoyGeometry:
@@ -100,19 +111,22 @@ def convoy_geometry(m: Map, units: Iterable[Unit]) -> ConvoyGeometry:
     return ConvoyGeometry(m, units)
 
 
-def fleet_destination(m: Map, unit: Unit, dest: str) -> str | str:
-    """The location a fleet move goes to, or an error message (prefixed ``!``)."""
+def fleet_destination(m: Map, unit: Unit, o: Move) -> Destination | OrderError:
+    """Where a fleet's move goes (DATC 4.B.1–4.B.3), or why it cannot."""
+    dest = o.dest
     prov = province_of(dest)
     reachable = m.fleet_moves.get(unit.location, {}).get(prov, ())
+    here = m.location_text(unit.location)
     if not reachable:
-        return f"!a fleet in {m.location_text(unit.location)} cannot reach {m.provinces[prov].name}"
+        return _refuse(o, f"a fleet in {here} cannot reach {m.provinces[prov].name}")
     if dest != prov:
         if dest in reachable:
-            return dest
-        return f"!a fleet in {m.location_text(unit.location)} cannot reach {m.location_text(dest)}"
+            return Destination(dest, prov, False)
+        return _refuse(o, f"a fleet in {here} cannot reach {m.location_text(dest)}")
     if len(reachable) > 1:
-        return f"!say which coast of {m.provinces[prov].name} (" + ", ".join(reachable) + ")"
-    return reachable[0]
+        return _refuse(o, f"say which coast of {m.provinces[prov].name} ("
+                       + ", ".join(reachable) + ")")
+    return Destination(reachable[0], prov, False)
 
 
 def can_reach(m: Map, unit: Unit, prov: str) -> bool:
@@ -122,38 +136,42 @@ def can_reach(m: Map, unit: Unit, prov: str) -> bool:
     return prov in m.fleet_moves.get(unit.location, ())
 
 
-_PlainMoves = dict[str, dict[str, dict[str, tuple[str, bool]]]]
+_PlainMoves = dict[str, dict[str, dict[str, Destination]]]
 _plain_moves_of: dict[Map, _PlainMoves] = {}  # by map: a dict lookup, cheaper than lru_cache
 
 
 def _plain_moves(m: Map) -> _PlainMoves:
     """Build and keep (once per map) kind → unit location → destination as written →
-    ``(location, False)`` for the moves a unit makes by itself: an army to a neighbouring
+    a :class:`Destination` for the moves a unit makes by itself: an army to a neighbouring
     province (when it asks for no convoy), a fleet to a coast it reaches, or to a province
     it reaches by one coast only (4.B.2).
 
     Most moves of a phase are these: one lookup answers what :func:`check_move` works out.
     """
-    armies = {p: {q: (q, False) for q in adj} for p, adj in m.army_adj.items()}
-    fleets: dict[str, dict[str, tuple[str, bool]]] = {}
+    armies = {p: {q: Destination(q, q, False) for q in adj} for p, adj in m.army_adj.items()}
+    fleets: dict[str, dict[str, Destination]] = {}
     for loc, by_province in m.fleet_moves.items():
         plain = fleets[loc] = {}
         for prov, reachable in by_province.items():
             if prov == loc.partition("/")[0]:
                 continue
             if len(reachable) == 1:
-                plain[prov] = (reachable[0], False)
-            plain.update((r, (r, False)) for r in reachable if r != prov)
+                plain[prov] = Destination(reachable[0], prov, False)
+            plain.update((r, Destination(r, prov, False)) for r in reachable if r != prov)
     table = _plain_moves_of[m] = {ARMY: armies, FLEET: fleets}
     return table
 
 
-_NO_PLAIN_MOVES: dict[str, tuple[str, bool]] = {}
+_NO_PLAIN_MOVES: dict[str, Destination] = {}
+
+
+def _refuse(o: Move | Support | Convoy, message: str) -> OrderError:
+    return OrderError(o.text(), message)
 
 
 def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
-               own_convoy: bool) -> tuple[str, bool] | str:
-    """A legal move gives ``(destination location, convoyed)``; otherwise a message."""
+               own_convoy: bool) -> Destination | OrderError:
+    """Where a legal move goes; why an illegal one is refused."""
     # DATC 4.A.3 (2000/2023 rules, no land fall-back): an army goes by convoy when it asks
     # to, or when a fleet of the same power is ordered to convoy it there
     if unit.kind == FLEET or not (o.via_convoy or own_convoy):
@@ -163,62 +181,61 @@ def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
             return plain
     src, prov = unit.province, o.dest.partition("/")[0]
     if prov == src:
-        return "a unit cannot move to its own province"
+        return _refuse(o, "a unit cannot move to its own province")
     if unit.kind == FLEET:
-        loc = fleet_destination(m, unit, o.dest)
-        return loc[1:] if loc.startswith("!") else (loc, False)
+        return fleet_destination(m, unit, o)
     adjacent = prov in m.army_adj[src]
     if adjacent and not (o.via_convoy or own_convoy):
-        return prov, False
+        return Destination(prov, prov, False)
     if m.provinces[prov].kind not in ("land", "coast"):
-        return f"an army cannot move to {m.provinces[prov].name}"
+        return _refuse(o, f"an army cannot move to {m.provinces[prov].name}")
     if geo.possible(src, prov):
         # fleets stand where a convoy could run: legal, even if no convoy is ordered (6.D.31);
         # without such fleets the order is illegal (6.D.32)
-        return prov, True
+        return Destination(prov, prov, True)
     if adjacent and not o.via_convoy:
-        return prov, False
-    return f"no convoy could take {m.provinces[src].name} to {m.provinces[prov].name}"
+        return Destination(prov, prov, False)
+    return _refuse(o, f"no convoy could take {m.provinces[src].name} to {m.provinces[prov].name}")
 
 
 def check_support(m: Map, unit: Unit, o: Support, target: Unit | None,
-                  geo: ConvoyGeometry) -> str | None:
-    """``None`` if legal, else the reason it is not."""
+                  geo: ConvoyGeometry) -> OrderError | None:
+    """``None`` if legal, else why it is refused."""
     tprov = o.target.province
     if tprov == unit.province:
-        return "a unit cannot support itself"
+        return _refuse(o, "a unit cannot support itself")
     if target is None:
-        return f"there is no unit in {m.provinces[tprov].name} to support"
+        return _refuse(o, f"there is no unit in {m.provinces[tprov].name} to support")
     if o.dest is None:
         if not can_reach(m, unit, tprov):
-            return f"{unit.text(m)} cannot reach {m.provinces[tprov].name}"
+            return _refuse(o, f"{unit.text(m)} cannot reach {m.provinces[tprov].name}")
         return None
     dprov = province_of(o.dest)
     if dprov == tprov:
-        return "a supported unit cannot move to its own province"
+        return _refuse(o, "a supported unit cannot move to its own province")
     if dprov == unit.province:
-        return "a unit cannot support a move into its own province"
+        return _refuse(o, "a unit cannot support a move into its own province")
     if not can_reach(m, unit, dprov):
-        return f"{unit.text(m)} cannot reach {m.provinces[dprov].name}"
+        return _refuse(o, f"{unit.text(m)} cannot reach {m.provinces[dprov].name}")
     if target.kind == ARMY:
         # a fleet cannot convoy and support at once (DATC 6.D.31)
         ok = dprov in m.army_adj[tprov] or geo.possible_without(tprov, dprov, unit.province)
     else:
         ok = can_reach(m, target, dprov)
     if not ok:
-        return f"{target.text(m)} cannot reach {m.provinces[dprov].name}"
+        return _refuse(o, f"{target.text(m)} cannot reach {m.provinces[dprov].name}")
     return None
 
 
 def check_convoy(m: Map, unit: Unit, o: Convoy, target: Unit | None,
-                 geo: ConvoyGeometry) -> str | None:
-    """``None`` if legal, else the reason it is not."""
+                 geo: ConvoyGeometry) -> OrderError | None:
+    """``None`` if legal, else why it is refused."""
     if unit.kind != FLEET or not m.provinces[unit.province].is_sea:
-        return "only a fleet at sea can convoy"
+        return _refuse(o, "only a fleet at sea can convoy")
     aprov, dprov = o.target.province, province_of(o.dest)
     if target is None or target.kind != ARMY:
-        return f"there is no army in {m.provinces[aprov].name} to convoy"
+        return _refuse(o, f"there is no army in {m.provinces[aprov].name} to convoy")
     if not geo.on_route(unit.province, aprov, dprov):
-        return (f"{m.provinces[unit.province].name} is on no convoy route from "
-                f"{m.provinces[aprov].name} to {m.provinces[dprov].name}")
+        return _refuse(o, f"{m.provinces[unit.province].name} is on no convoy route from "
+                       f"{m.provinces[aprov].name} to {m.provinces[dprov].name}")
     return None

@@ -1,211 +1,263 @@
-"""Movement phases: bind and check orders, resolve them, and report what happened.
+"""Movement phases, in named steps:
 
-The result is the new board (dislodged units set aside with their legal retreats) and one
-:class:`OrderResult` per order and per unordered unit.  Illegal orders make the unit hold.
+1. bind each order line to the unit it names (:mod:`.binding`);
+2. check each bound order against the board (:mod:`.legality`): illegal orders are refused
+   and their units hold (DATC 4.E.1);
+3. decide: one DATC §5 decision per legal move, per support that matches the order of the
+   unit it supports and per convoy that matches a convoyed move, named by the province of the
+   ordered unit;
+4. resolve the decisions (:mod:`.resolver`);
+5. report one :class:`OrderResult` per order and per unordered unit, and the board after the
+   moves;
+6. work out where each dislodged unit may retreat.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from operator import attrgetter
+import msgspec
 
-from judge.core.adjudicator.binding import OrdersIn, bind_unit_orders
-from judge.core.adjudicator.legality import (ConvoyGeometry, check_convoy, check_move,
-                                             check_support)
-from judge.core.adjudicator.resolver import (ConvoyDecision, Decision, MoveDecision, Resolver,
-                                             SupportDecision)
-from judge.core.board import Dislodged, Position, Unit, unit_values
-from judge.core.maps import ARMY
-from judge.core.orders import Convoy, Hold, Move, Order, Support, default_hold
+from judge.core.adjudicator.binding import Bound, OrdersIn, bind_unit_orders
+from judge.core.adjudicator.legality import (
+    ConvoyGeometry,
+    Destination,
+    check_convoy,
+    check_move,
+    check_support,
+)
+from judge.core.adjudicator.resolver import (
+    Decision,
+    Decisions,
+    MoveDecision,
+    Resolver,
+    SupportDecision,
+)
+from judge.core.board import Dislodged, Position, Unit, unit_table
+from judge.core.errors import OrderError
+from judge.core.maps import ARMY, Map, province_of
+from judge.core.orders import Convoy, Move, Order, Support, default_hold
 from judge.core.phases import MOVEMENT
-from judge.core.results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult,
-                                order_result)
+from judge.core.results import (
+    BOUNCE,
+    CUT,
+    INVALID,
+    NO_CONVOY,
+    OK,
+    VOID,
+    OrderResult,
+    PhaseOutcome,
+)
+
+Units = dict[str, Unit]  # province → the unit standing there
 
 
-@dataclass(frozen=True)
-class MovementOutcome:
-    results: tuple[OrderResult, ...]
-    units: tuple[Unit, ...]  # after the moves, dislodged units excluded
-    dislodged: tuple[Dislodged, ...]
-
-
-# Order kinds as small ints: one dict lookup on the order's class instead of a chain of
-# isinstance calls in each pass over the orders.
-_HOLD, _MOVE, _SUPPORT, _CONVOY, _OTHER = range(5)
-_KIND_OF: dict[type, int] = {Hold: _HOLD, Move: _MOVE, Support: _SUPPORT, Convoy: _CONVOY}
-
-
-def _kind_of_subclass(o: Order) -> int:
-    """The kind of an order whose class is a subclass of an order class (never made by the
-    parser): as ``isinstance`` would say."""
-    return next((tag for cls, tag in _KIND_OF.items() if isinstance(o, cls)), _OTHER)
-
-
-_by_province = attrgetter("province")
-
-
-def adjudicate_movement(pos: Position, orders: OrdersIn) -> MovementOutcome:
+def adjudicate_movement(pos: Position, orders: OrdersIn,
+                        repeats_hold: bool = False) -> PhaseOutcome:
     m = pos.map
-    units = {u.province: u for u in pos.units}
+    units = {unit.province: unit for unit in pos.units}
     results: list[OrderResult] = []
-    chosen = bind_unit_orders(m, units, orders, MOVEMENT, results)
-    geo = ConvoyGeometry(m, pos.units)
+    bound = bind_unit_orders(m, units, orders, MOVEMENT, results, repeats_hold)
+    checked = _check(m, pos.units, units, bound)
+    decisions = _decide(units, checked)
+    resolver = Resolver(decisions, m.fleet_reach)
+    resolver.resolve_all()
+    dislodger = _dislodgers(units, decisions)
+    after = _report(m, units, bound, checked, decisions, resolver, dislodger, results)
+    return PhaseOutcome(tuple(results), after, _retreats(m, units, after, resolver, dislodger))
 
-    # Locations are "PAR" or "STP/NC": ``loc.partition("/")[0]`` is province_of inlined, as
-    # this function asks it about a hundred times per phase.
+
+# -- 2. legality ---------------------------------------------------------------------------------
+class _Checked(msgspec.Struct, gc=False):
+    """The bound orders after the legality check, each kind in the order given."""
+
+    # province → where its move goes
+    moves: dict[str, Destination] = msgspec.field(default_factory=dict)
+    # (province, order)
+    supports: list[tuple[str, Support]] = msgspec.field(default_factory=list)
+    # (fleet, army, destination) provinces
+    convoys: list[tuple[str, str, str]] = msgspec.field(default_factory=list)
+    # province → why its order is illegal
+    refused: dict[str, OrderError] = msgspec.field(default_factory=dict)
+
+
+def _check(m: Map, board: tuple[Unit, ...], units: Units, bound: Bound) -> _Checked:
+    """Sort the bound orders by kind and check each against the board (holds need none)."""
+    geo = ConvoyGeometry(m, board)
+    checked = _Checked()
     moves: list[tuple[str, Move]] = []
     supports: list[tuple[str, Support]] = []
     convoys: list[tuple[str, Convoy]] = []
-    kind_of = _KIND_OF.get
-    for prov, (_, o) in chosen.items():
-        k = kind_of(type(o))
-        if k is None:
-            k = _kind_of_subclass(o)
-        if k == _MOVE:
-            moves.append((prov, o))  # type: ignore[arg-type]
-        elif k == _SUPPORT:
-            supports.append((prov, o))  # type: ignore[arg-type]
-        elif k == _CONVOY:
-            convoys.append((prov, o))  # type: ignore[arg-type]
-
-    # -- legality and decisions --------------------------------------------------------------
-    # Convoys are checked first: a legal own convoy turns an adjacent move into a convoy.
-    # Decision ids are moves first, then convoys, then supports, each in the order given.
-    why: dict[str, str] = {}
-    own_convoys: set[tuple[str, str, str]] = set()
-    legal_convoys: list[tuple[str, str, str]] = []  # (fleet, army, destination) provinces
-    for prov, o in convoys:
-        u, aprov = units[prov], o.target.province
-        msg = check_convoy(m, u, o, units.get(aprov), geo)
-        if msg:
-            why[prov] = msg
+    for prov, (_, order) in bound.items():
+        if isinstance(order, Move):
+            moves.append((prov, order))
+        elif isinstance(order, Support):
+            supports.append((prov, order))
+        elif isinstance(order, Convoy):
+            convoys.append((prov, order))
+    # convoys first: a legal convoy by a fleet of the army's power makes its move a convoy
+    # (DATC 4.A.3)
+    offered = _check_convoys(m, units, convoys, geo, checked)
+    _check_moves(m, units, moves, offered, geo, checked)
+    for prov, order in supports:
+        why = check_support(m, units[prov], order, units.get(order.target.province), geo)
+        if why is None:
+            checked.supports.append((prov, order))
         else:
-            dprov = o.dest.partition("/")[0]
-            legal_convoys.append((prov, aprov, dprov))
-            own_convoys.add((u.power, aprov, dprov))
+            checked.refused[prov] = why
+    return checked
 
-    decisions: list[Decision] = []
-    move_from: dict[str, int] = {}
-    moves_into: dict[str, list[int]] = {}
-    dest_loc: dict[str, str] = {}
-    for prov, o in moves:
-        u = units[prov]
-        # an own fleet convoying this army there (most phases have no convoy orders at all)
-        offered = bool(own_convoys) and (u.power, prov, o.dest.partition("/")[0]) in own_convoys
-        got = check_move(m, u, o, geo, offered)
-        if not isinstance(got, tuple):  # asked of the usual answer: a test that fails costs more
-            why[prov] = got
+
+def _check_convoys(m: Map, units: Units, convoys: list[tuple[str, Convoy]],
+                   geo: ConvoyGeometry, checked: _Checked) -> set[tuple[str, str, str]]:
+    """Check the convoys; the (power, army, destination) provinces each legal one offers."""
+    offered: set[tuple[str, str, str]] = set()
+    for prov, order in convoys:
+        army = order.target.province
+        why = check_convoy(m, units[prov], order, units.get(army), geo)
+        if why is not None:
+            checked.refused[prov] = why
             continue
-        loc, via = got
-        dprov = loc.partition("/")[0]
-        dest_loc[prov] = loc
-        move_from[prov] = i = len(decisions)
-        moves_into.setdefault(dprov, []).append(i)
-        mv = MoveDecision(prov, dprov, u.power, via)
-        decisions.append(mv)
-        j = move_from.get(dprov)
-        if j is not None and not via:  # the second move of a head-to-head pair pairs both
-            other = decisions[j]
-            if other.dest == prov and not other.convoyed:  # type: ignore[union-attr]
-                mv.opposing, other.opposing = j, i  # type: ignore[union-attr]
-    move_decisions: list[MoveDecision] = decisions[:]  # type: ignore[assignment]
-
-    convoy_id: dict[str, int] = {}
-    for prov, aprov, dprov in legal_convoys:
-        amove = move_from.get(aprov)
-        if amove is not None:
-            mv = move_decisions[amove]
-            if mv.convoyed and mv.dest == dprov:
-                convoy_id[prov] = i = len(decisions)
-                mv.convoys += (i,)
-                decisions.append(ConvoyDecision(prov))
-
-    hold_supports: dict[str, list[int]] = {}
-    support_id: dict[str, int] = {}
-    for prov, o in supports:
-        u, t = units[prov], o.target.province
-        msg = check_support(m, u, o, units.get(t), geo)
-        if msg:
-            why[prov] = msg
-            continue
-        tmove = move_from.get(t)
-        if o.dest is None:
-            if tmove is None:
-                support_id[prov] = i = len(decisions)
-                hold_supports.setdefault(t, []).append(i)
-                decisions.append(SupportDecision(prov, u.power, None))
-        elif tmove is not None:
-            dprov = o.dest.partition("/")[0]
-            if move_decisions[tmove].dest == dprov and _coast_agrees(o.dest, dest_loc[t]):
-                support_id[prov] = i = len(decisions)
-                move_decisions[tmove].supports += (i,)
-                decisions.append(SupportDecision(prov, u.power, dprov))
-
-    resolver = Resolver(decisions, units, move_from, moves_into, hold_supports, m.fleet_reach)
-    ok = resolver.resolve_all()
-
-    # -- outcome -----------------------------------------------------------------------------
-    moved = {p for p, i in move_from.items() if ok[i]}
-    dislodger: dict[str, str] = {}
-    for p, i in move_from.items():
-        if ok[i]:
-            dest = move_decisions[i].dest
-            if dest in units and dest not in moved:
-                dislodger[dest] = p
-    # one pass over the units: where each stands after the moves, and its order's result
-    after: list[Unit] = []
-    unit_at = unit_values(m).get
-    for p, u in units.items():
-        mid = move_from.get(p)  # the legal moves, most of the orders
-        if mid is not None and ok[mid]:
-            loc = dest_loc[p]
-            after.append(unit_at((u.power, u.kind, loc)) or Unit(u.power, u.kind, loc))
-        elif p not in dislodger:
-            after.append(u)
-        text_order = chosen.get(p)
-        if text_order is None:
-            o: Order = default_hold(m, u.kind, u.location)
-            results.append(order_result(u.power, u, o, o.text(), OK, p in dislodger, default=True))
-            continue
-        text, o = text_order
-        if mid is not None:
-            code = OK if ok[mid] else BOUNCE if resolver.path(move_decisions[mid]) else NO_CONVOY
-        elif p in why:
-            results.append(order_result(u.power, u, o, text, INVALID, p in dislodger,
-                                        message=why[p]))
-            continue
-        elif p in support_id:
-            code = OK if ok[support_id[p]] else CUT
-        elif p in convoy_id:
-            army = move_decisions[move_from[o.target.province]]  # type: ignore[union-attr]
-            code = OK if resolver.path(army) else NO_CONVOY
-        else:  # a hold, or a support or convoy that matched no order
-            code = VOID if isinstance(o, (Support, Convoy)) else OK
-        results.append(order_result(u.power, u, o, text, code, p in dislodger))
-
-    dislodged: list[Dislodged] = []
-    if dislodger:
-        occupied = {u.province for u in after}
-        # a standoff leaves a province contested; a move that lost a head-to-head battle does
-        # not (its prevent strength is nil: DATC 6.H.9)
-        contested = set()
-        for i, mv in enumerate(move_decisions):
-            if not ok[i] and resolver.path(mv) and not (
-                    mv.opposing is not None and ok[mv.opposing]):
-                contested.add(mv.dest)
-        for p, attacker in sorted(dislodger.items()):
-            u = units[p]
-            by_convoy = move_decisions[move_from[attacker]].convoyed
-            options = m.army_adj[p] if u.kind == ARMY else m.fleet_adj.get(u.location, ())
-            retreats = sorted(
-                loc for loc in options
-                if (q := loc.partition("/")[0]) not in occupied and q not in contested
-                and (q != attacker or by_convoy) and m.provinces[q].kind != "impassable")
-            dislodged.append(Dislodged(u, tuple(retreats), attacker))
-    return MovementOutcome(tuple(results), tuple(sorted(after, key=_by_province)),
-                           tuple(dislodged))
+        dest = province_of(order.dest)
+        checked.convoys.append((prov, army, dest))
+        offered.add((units[prov].power, army, dest))
+    return offered
 
 
-def _coast_agrees(support_dest: str, move_dest: str) -> bool:
-    """DATC 4.B.4 / 6.B.9: a coast named in a support must be the coast the fleet moves to."""
-    return "/" not in support_dest or "/" not in move_dest or support_dest == move_dest
+def _check_moves(m: Map, units: Units, moves: list[tuple[str, Move]],
+                 offered: set[tuple[str, str, str]], geo: ConvoyGeometry,
+                 checked: _Checked) -> None:
+    for prov, order in moves:
+        unit = units[prov]
+        # most phases have no convoy orders at all: the question is then not even asked
+        own_convoy = bool(offered) and (unit.power, prov, province_of(order.dest)) in offered
+        got = check_move(m, unit, order, geo, own_convoy)
+        if isinstance(got, OrderError):
+            checked.refused[prov] = got
+        else:
+            checked.moves[prov] = got
+
+
+# -- 3. decisions --------------------------------------------------------------------------------
+def _decide(units: Units, checked: _Checked) -> Decisions:
+    """The decisions of the legal orders: moves in the order given, then convoys, then
+    supports (the order the resolver takes them in)."""
+    decisions = Decisions(units)
+    moves, moves_into = decisions.moves, decisions.moves_into
+    for prov, to in checked.moves.items():
+        moves[prov] = move = MoveDecision(prov, to.province, units[prov].power, to.convoyed)
+        moves_into.setdefault(move.dest, []).append(move)
+    decisions.all.update(moves)
+    for move in moves.values():
+        back = moves.get(move.dest)
+        if back is not None and back.dest == move.src and not (move.convoyed or back.convoyed):
+            move.opposing = back
+    for fleet, army, dest in checked.convoys:
+        carried = moves.get(army)
+        if carried is not None and carried.convoyed and carried.dest == dest:
+            decisions.add_convoy(fleet, carried)
+    for prov, order in checked.supports:
+        _decide_support(decisions, checked, prov, units[prov].power, order)
+    return decisions
+
+
+def _decide_support(decisions: Decisions, checked: _Checked, prov: str, power: str,
+                    order: Support) -> None:
+    """A support that matches what its unit does gets a decision; any other is void."""
+    target = order.target.province
+    move = decisions.moves.get(target)
+    if order.dest is None:
+        if move is None:  # support to hold a unit that does not move
+            decisions.add_support(SupportDecision(prov, power, None), None, target)
+        return
+    if move is None:
+        return
+    dest = province_of(order.dest)
+    # DATC 4.B.4 / 6.B.9: a coast named in a support must be the coast the fleet moves to
+    reached = checked.moves[target].location
+    coast_agrees = "/" not in order.dest or "/" not in reached or order.dest == reached
+    if move.dest == dest and coast_agrees:
+        decisions.add_support(SupportDecision(prov, power, dest), move, None)
+
+
+# -- 5. what became of each unit ----------------------------------------------------------------
+def _dislodgers(units: Units, decisions: Decisions) -> dict[str, str]:
+    """Province of each dislodged unit → the province its dislodger came from."""
+    moves = decisions.moves
+    dislodger = {}
+    for prov, move in moves.items():
+        if move.ok and move.dest in units:
+            leaving = moves.get(move.dest)
+            if leaving is None or not leaving.ok:
+                dislodger[move.dest] = prov
+    return dislodger
+
+
+def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: Decisions,
+            resolver: Resolver, dislodger: dict[str, str], results: list[OrderResult]
+            ) -> tuple[Unit, ...]:
+    """Add each unit's result to ``results`` (its order's, or the hold supplied when it has
+    none); where each unit stands after the moves, dislodged units left out, by province."""
+    table = unit_table(m)
+    moved, ordered = decisions.moves, decisions.all
+    after: dict[str, Unit] = {}
+    for prov, unit in units.items():
+        dislodged = prov in dislodger
+        entry = bound.get(prov)
+        if entry is None:
+            hold = default_hold(m, unit.kind, unit.location)
+            results.append(OrderResult(unit.power, unit, hold, hold.text(), OK, dislodged, True))
+        else:
+            text, order = entry
+            decision = ordered.get(prov)
+            why = checked.refused.get(prov) if decision is None else None
+            if why is not None:
+                results.append(OrderResult(unit.power, unit, order, text, INVALID, dislodged,
+                                           message=why.message))
+            else:
+                code = _code(order, decision, decisions, resolver)
+                results.append(OrderResult(unit.power, unit, order, text, code, dislodged))
+        move = moved.get(prov)
+        if move is not None and move.ok:
+            to = checked.moves[prov]
+            after[to.province] = table[unit.power][f"{unit.kind} {to.location}"]
+        elif not dislodged:
+            after[prov] = unit
+    return tuple(map(after.__getitem__, sorted(after)))
+
+
+def _code(order: Order, decision: Decision | None, decisions: Decisions, resolver: Resolver
+          ) -> str:
+    """The result code of a legal order with its decision (None: a hold, or a support or a
+    convoy that matched no order)."""
+    if isinstance(decision, MoveDecision):
+        return OK if decision.ok else BOUNCE if resolver.path(decision) else NO_CONVOY
+    if decision is None:
+        return VOID if isinstance(order, (Support, Convoy)) else OK
+    if isinstance(decision, SupportDecision):
+        return OK if decision.ok else CUT
+    # a convoy: whether the army it carries had its path
+    return OK if resolver.path(decisions.moves[decision.army]) else NO_CONVOY
+
+
+# -- 6. retreats ---------------------------------------------------------------------------------
+def _retreats(m: Map, units: Units, after: tuple[Unit, ...], resolver: Resolver,
+              dislodger: dict[str, str]) -> tuple[Dislodged, ...]:
+    """Each dislodged unit with the locations it may retreat to, by province."""
+    if not dislodger:
+        return ()
+    occupied = {unit.province for unit in after}
+    # a standoff leaves a province contested; a move that lost a head-to-head battle does not
+    # (its prevent strength is nil: DATC 6.H.9)
+    contested = {move.dest for move in resolver.moves.values()
+                 if not move.ok and resolver.path(move)
+                 and not (move.opposing is not None and move.opposing.ok)}
+    out = []
+    for prov, attacker in sorted(dislodger.items()):
+        unit = units[prov]
+        by_convoy = resolver.moves[attacker].convoyed  # DATC 4.A.5: may retreat to its origin
+        options = m.army_adj[prov] if unit.kind == ARMY else m.fleet_adj.get(unit.location, ())
+        retreats = sorted(
+            loc for loc in options
+            if (there := province_of(loc)) not in occupied and there not in contested
+            and (there != attacker or by_convoy) and m.provinces[there].kind != "impassable")
+        out.append(Dislodged(unit, tuple(retreats), attacker))
+    return tuple(out)

@@ -1,4 +1,5 @@
-"""The Formal Diplomacy variant (seed 004, issue 7): a pure layer around standard adjudication.
+"""The Formal Diplomacy variant (E. Sabatine's rules): a pure layer around standard
+adjudication.
 
 Wars must be declared before attacking, ended only by surrender, provinces can be claimed as
 spheres of influence, and the game ends after a fixed number of years with victory points::
@@ -51,8 +52,8 @@ Choices where the rules are silent:
 from judge.core.formal.orders import (ClaimSphere, DeclareWar, FormalOrder, SupportClaim,
                                       Surrender, UndoSphere, find_power, parse_formal_order)
 from judge.core.formal.press import may_send_private_press, press_refusals
-from judge.core.formal.report import (sphere_list, status_lines, turn_lines, vp_table,
-                                      war_matrix)
+from judge.core.formal.report import (sphere_list, status_lines, turn_lines, unit_lines,
+                                      vp_table, war_matrix)
 from judge.core.formal.rules import (can_reach, claim_problem, claim_reach_problem,
                                      claiming_unit, entry_blockers, surrender_refusal)
 from judge.core.formal.state import (DEFAULT_TURNS, FormalState, PendingClaim,
@@ -64,8 +65,9 @@ from judge.core.formal.turn import (ClaimOutcome, FormalOrderResult, FormalResul
 __all__ = [
     "ClaimSphere", "DeclareWar", "FormalOrder", "SupportClaim", "Surrender", "UndoSphere",
     "find_power", "parse_formal_order", "may_send_private_press", "press_refusals",
-    "sphere_list", "status_lines", "turn_lines", "vp_table", "war_matrix", "can_reach",
-    "claim_problem", "claim_reach_problem", "claiming_unit", "entry_blockers", "surrender_refusal", "DEFAULT_TURNS", "FormalState", "PendingClaim",
+    "sphere_list", "status_lines", "turn_lines", "unit_lines", "vp_table", "war_matrix",
+    "can_reach", "claim_problem", "claim_reach_problem", "claiming_unit", "entry_blockers",
+    "surrender_refusal", "DEFAULT_TURNS", "FormalState", "PendingClaim",
     "initial_formal_state", "make_formal_state", "ClaimOutcome", "FormalOrderResult",
     "FormalResult", "SphereEnded", "Surrendered", "VoidedMove", "VPChange",
     "adjudicate_formal",

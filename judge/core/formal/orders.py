@@ -1,4 +1,5 @@
-"""The Formal Diplomacy orders and their parser (DESIGN §4.2, issue 7 rules 3, 5, 6, 7).
+"""The Formal Diplomacy orders and their parser (its rules on war, surrender and spheres
+of influence).
 
 Accepted forms (case-insensitive; units and provinces in any syntax of the order parser)::
 
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from judge.core.maps import Map
+from judge.core.powers import find_power as find_one_power
 from judge.core.orders import Hold, OrderError, UnitSpec, parse_order
 
 
@@ -116,22 +118,17 @@ def parse_formal_order(m: Map, text: str) -> FormalOrder | OrderError | None:
 
 
 def find_power(m: Map, text: str) -> str | tuple[str]:
-    """A power by name, adjective or unambiguous prefix (≥ 3 letters); ``(message,)`` if not."""
-    word = " ".join(text.lower().replace("!", " ").replace(".", " ").split())
-    if not word:
+    """A power by initial, name, adjective or unambiguous beginning (≥ 3 letters), as every
+    command reads one (:func:`judge.core.powers.find_power`); ``(message,)`` if not."""
+    found = find_one_power(m, text)
+    if isinstance(found, str):
+        return found
+    if not found.word:
         return ("expected a power",)
-    exact = [p.name for p in m.powers.values() if word in (p.name.lower(), p.adjective.lower())]
-    if exact:
-        return exact[0]
-    if len(word) >= 3:
-        cands = sorted({p.name for p in m.powers.values()
-                        if p.name.lower().startswith(word) or p.adjective.lower().startswith(word)})
-        if len(cands) == 1:
-            return cands[0]
-        if cands:
-            return (f"ambiguous power {text.strip()!r}: could be {', '.join(cands)}",)
-    return (f"unknown power {text.strip()!r} (powers: "
-            f"{', '.join(p.capitalize() for p in m.powers)})",)
+    if found.candidates:
+        return (f"ambiguous power {found.word!r}: could be {', '.join(found.candidates)}",)
+    return (f"unknown power {found.word!r} (powers: "
+            f"{', '.join(p.capitalize() for p in m.powers)}, or their initials)",)
 
 
 def _unit(m: Map, text: str) -> UnitSpec | tuple[str]:
@@ -154,3 +151,8 @@ def _province(m: Map, text: str) -> str | tuple[str]:
     if not isinstance(o, Hold):
         return (f"expected a province, found {text.strip()!r}",)
     return o.unit.province
+
+
+def find_province(m: Map, text: str) -> str | tuple[str]:
+    """A whole province by any of its names (``Bel``, ``Belgium``); ``(message,)`` if not."""
+    return _province(m, text)

@@ -1,14 +1,18 @@
 """What the results mail and ``LIST <game>`` show of a Formal game (rule 10).
 
 Structured data first (:func:`war_matrix`, :func:`sphere_list`, :func:`vp_table`), then
-Judge-style lines built from it (:func:`turn_lines`, :func:`status_lines`).
+Judge-style lines built from it (:func:`unit_lines`, :func:`turn_lines`,
+:func:`status_lines`).
 """
 
 from __future__ import annotations
 
+from judge.core.board import Position, Unit
 from judge.core.formal.state import FormalState
 from judge.core.formal.turn import FormalResult
+from judge.core.formal.wording import claim_line
 from judge.core.maps import Map
+from judge.core.orders import Convoy, Order, Support
 
 
 def _n(power: str) -> str:
@@ -40,6 +44,26 @@ def vp_table(m: Map, state: FormalState) -> tuple[tuple[str, int], ...]:
                         key=lambda kv: (-kv[1], rank[kv[0]])))
 
 
+def unit_lines(m: Map, before: Position, result: FormalResult) -> list[str]:
+    """The per-unit lines of the results, as the standard results write them, except that a
+    claim or a support of a claim is written in words, exactly as in the Formal section."""
+    worded = {(p, prov): line for p, prov, line in result.claim_lines}
+    out = []
+    for r in result.results:
+        key = (r.power, r.unit.province) if r.unit is not None else None
+        if key in worded and r.order is None:
+            out.append(worded[key])  # type: ignore[index]
+        else:
+            out.append(r.judge_text(m, _target(before, r.order)))
+    return out
+
+
+def _target(before: Position, order: Order | None) -> Unit | None:
+    if isinstance(order, (Support, Convoy)):
+        return before.unit_at(order.target.province)
+    return None
+
+
 def turn_lines(m: Map, result: FormalResult) -> list[str]:
     """This phase's declarations, surrenders, void moves, spheres and VP changes."""
     out: list[str] = []
@@ -61,10 +85,8 @@ def turn_lines(m: Map, result: FormalResult) -> list[str]:
     if result.claims or result.spheres_ended:
         out.append("Spheres of influence:")
         for c in result.claims:
-            out.append(f"  {_n(c.power)}: {c.unit.text(m)} claims "
-                       f"{m.provinces[c.province].name}"
-                       + (f" (strength {c.strength})" if c.strength else "")
-                       + f": {c.outcome}.")
+            out.append("  " + claim_line(m, c.power, c.unit, c.province, c.outcome,
+                                         c.strength))
         for e in result.spheres_ended:
             place = m.provinces[e.province].name
             if e.reason == "undo":

@@ -35,6 +35,7 @@ from judge.core.formal.orders import (ClaimSphere, DeclareWar, FormalOrder, Supp
 from judge.core.formal.rules import (blockers_message, can_reach, claim_problem,
                                      claiming_unit, entry_blockers, surrender_refusal)
 from judge.core.formal.state import FormalState, PendingClaim, war_pair
+from judge.core.formal.wording import claim_line, support_line
 from judge.core.maps import province_of
 from judge.core.orders import Disband, Hold, Move, Order, OrderError, Retreat, UnitSpec, parse_order
 from judge.core.phases import MOVEMENT, RETREATS
@@ -62,8 +63,11 @@ class FormalOrderResult:
     order: FormalOrder | None  # None when the line did not parse
     result: str
     message: str = ""
+    line: str = ""  # a claim or a support of one, in words (:mod:`.wording`)
 
     def judge_text(self) -> str:
+        if self.line:
+            return self.line
         mark = "" if self.result in (ACCEPTED, ESTABLISHED) else f"  (*{self.result}*)"
         why = f"  {self.message}" if self.message and self.result not in (ACCEPTED,) else ""
         return f"{self.power.capitalize()}: {self.text.strip()}.{mark}{why}"
@@ -129,6 +133,9 @@ class FormalResult:
     turn_complete: bool  # a whole game turn (moves and their retreats) is over
     game_over: bool
     winners: tuple[str, ...]
+    # (power, province of the unit, line): the claims and supports of claims of this phase
+    # in words, for the per-unit lines of the results (the same words as the Formal section)
+    claim_lines: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def position(self) -> Position:
@@ -137,16 +144,24 @@ class FormalResult:
 
 def adjudicate_formal(position: Position, state: FormalState,
                       orders: Mapping[str, Iterable[str | Order | FormalOrder]] | None = None,
-                      *, skip_empty: bool = True) -> FormalResult:
-    """Adjudicate one phase of a Formal Diplomacy game (see the module docstring)."""
+                      *, skip_empty: bool = True,
+                      multiple_orders_hold: bool = False) -> FormalResult:
+    """Adjudicate one phase of a Formal Diplomacy game (see the module docstring).
+
+    ``multiple_orders_hold`` (NO_CHECK): in a movement phase a unit given two different
+    orders (moves, claims, supports alike) keeps neither: both are invalid and it holds.
+    """
     if state.over:
         raise InputError("the game is over")
-    return _Turn(position, state, skip_empty).run(orders or {})
+    return _Turn(position, state, skip_empty, multiple_orders_hold).run(orders or {})
 
 
 class _Turn:
-    def __init__(self, position: Position, state: FormalState, skip_empty: bool) -> None:
+    def __init__(self, position: Position, state: FormalState, skip_empty: bool,
+                 repeats_hold: bool = False) -> None:
         self.pos, self.m, self.skip_empty = position, position.map, skip_empty
+        self.repeats_hold = repeats_hold and position.phase.type == MOVEMENT
+        self.repeated: set[str] = set()
         self.phase = position.phase
         self.wars = set(state.wars)
         self.spheres = dict(state.spheres)
@@ -160,6 +175,7 @@ class _Turn:
         self.created: list[tuple[str, str]] = []
         self.claims: list[ClaimOutcome] = []
         self.voided: list[VoidedMove] = []
+        self.claim_lines: dict[tuple[str, str], str] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def points(self, power: str, delta: int, reason: str) -> None:
@@ -229,13 +245,24 @@ class _Turn:
 
     def put(self, mine: dict, power: str, u: Unit, entry: tuple) -> None:
         old = mine.get(u.province)
+        if self.repeats_hold and (u.province in self.repeated
+                                  or (old is not None and old[2] != entry[2])):
+            why = "the unit was given more than one order: it holds"
+            if old is not None:
+                self.invalid(power, u, old, why)
+                del mine[u.province]
+            self.repeated.add(u.province)
+            self.invalid(power, u, entry, why)
+            return
         if old is not None:
-            why = "replaced by a later order for the same unit"
-            if old[0] == "std":
-                self.extra.append(OrderResult(power, u, old[2], old[1], INVALID, message=why))
-            else:
-                self.formal.append(FormalOrderResult(power, old[1], old[2], INVALID, why))
+            self.invalid(power, u, old, "replaced by a later order for the same unit")
         mine[u.province] = entry
+
+    def invalid(self, power: str, u: Unit, entry: tuple, why: str) -> None:
+        if entry[0] == "std":
+            self.extra.append(OrderResult(power, u, entry[2], entry[1], INVALID, message=why))
+        else:
+            self.formal.append(FormalOrderResult(power, entry[1], entry[2], INVALID, why))
 
     def bind_claim_unit(self, power: str, text: str, f: ClaimSphere | SupportClaim,
                         ) -> Unit | None:
@@ -287,7 +314,9 @@ class _Turn:
         return FormalResult(pr, results, tuple(self.formal), tuple(declarations),
                             tuple(surrenders), tuple(self.voided), tuple(self.claims),
                             tuple(self.created), tuple(self.ended), tuple(self.vp_changes),
-                            state, turn_complete, over, winners)
+                            state, turn_complete, over, winners,
+                            tuple((p, prov, line) for (p, prov), line
+                                  in self.claim_lines.items()))
 
     def do_undos(self) -> None:
         for power, text, f in self.undos:
@@ -400,7 +429,9 @@ class _Turn:
                     continue
                 why = claim_problem(self.pos, state, power, u, f.province)
                 if why:
-                    self.formal.append(FormalOrderResult(power, text, f, INVALID, why))
+                    line = claim_line(self.m, power, u, f.province, INVALID, why=why)
+                    self.claim_lines[(power, prov)] = line
+                    self.formal.append(FormalOrderResult(power, text, f, INVALID, why, line))
                     codes[(power, prov)] = INVALID
                 else:
                     claims[prov] = (power, text, f, u)
@@ -413,21 +444,27 @@ class _Turn:
         strength = {prov: 1 for prov in claims}
         for power, text, f, u in supports:
             claim = claims.get(f.target.province)
+            reason = ""
             if claim is None or claim[2].province != f.province:
-                why = "void: no such claim"
+                why, reason = "void: no such claim", "no such claim"
                 res = VOID
             elif not can_reach(self.m, u, f.province):
-                why = f"{u.text(self.m)} cannot reach {self.name(f.province)}"
+                why = reason = f"{u.text(self.m)} cannot reach {self.name(f.province)}"
                 res = INVALID
             elif u.province in dislodged:
                 why, res = "cut: the supporting unit was dislodged", CUT
+                reason = "the supporting unit was dislodged"
             elif any(p != power and src != f.province for p, src in attacks.get(u.province, ())):
                 why, res = "cut", CUT
             else:
                 why, res = "", ACCEPTED
                 strength[f.target.province] += 1
             codes[(power, u.province)] = {ACCEPTED: OK}.get(res, res)
-            self.formal.append(FormalOrderResult(power, text, f, res, why))
+            supported = self.pos.unit_at(f.target.province) or f.target
+            line = support_line(self.m, power, u, supported, f.province,
+                                "given" if res == ACCEPTED else res, reason)
+            self.claim_lines[(power, u.province)] = line
+            self.formal.append(FormalOrderResult(power, text, f, res, why, line))
         by_target: dict[str, list[str]] = {}
         for prov, (_, _, f, _) in claims.items():
             by_target.setdefault(f.province, []).append(prov)
@@ -454,7 +491,9 @@ class _Turn:
                     self.spheres[target] = power
                     self.created.append((target, power))
                 self.claims.append(ClaimOutcome(power, u, target, strength[prov], out))
-                self.formal.append(FormalOrderResult(power, text, f, out, why))
+                line = claim_line(self.m, power, u, target, out, strength[prov])
+                self.claim_lines[(power, prov)] = line
+                self.formal.append(FormalOrderResult(power, text, f, out, why, line))
                 codes[(power, prov)] = OK if out in (ESTABLISHED, PENDING) else BOUNCE
         return codes
 

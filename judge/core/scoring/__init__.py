@@ -12,7 +12,7 @@ out.  Typical use (the CLI ``judge scoring <results.json>`` does exactly this)::
         print(s.rank, s.player, float(s.total))  #          shared)
 
 Modules: :mod:`.results` (data and the JSON shape), :mod:`.systems` (board scores and
-totals), :mod:`.outcomes` (win / n-way draw / loss-to-X in the seed's terms),
+totals), :mod:`.outcomes` (win / n-way draw / loss-to-X in Steinke's terms),
 :mod:`.tiebreaks` (head-to-head, years:X, years-elim:X, common-denominator) and
 :mod:`.standings` (ranks, shared ranks).
 """
@@ -20,7 +20,7 @@ totals), :mod:`.outcomes` (win / n-way draw / loss-to-X in the seed's terms),
 from judge.core.scoring.outcomes import BASE_YEAR, Outcome, outcome_of
 from judge.core.scoring.results import (GameResult, PowerResult, ResultsError, ResultType,
                                         load_results)
-from judge.core.scoring.standings import Standing, standings
+from judge.core.scoring.standings import Split, Standing, standings
 from judge.core.scoring.systems import SYSTEMS, ScoringSystem, get_system, totals
 from judge.core.scoring.tiebreaks import (DEFAULT_TIEBREAKS, CommonDenominator, HeadToHead,
                                           TieBreak, YearsEliminationPenalty, YearsOffset,
@@ -29,7 +29,7 @@ from judge.core.scoring.tiebreaks import (DEFAULT_TIEBREAKS, CommonDenominator, 
 __all__ = [
     "BASE_YEAR", "Outcome", "outcome_of",
     "GameResult", "PowerResult", "ResultsError", "ResultType", "load_results",
-    "Standing", "standings",
+    "Split", "Standing", "standings",
     "SYSTEMS", "ScoringSystem", "get_system", "totals",
     "DEFAULT_TIEBREAKS", "CommonDenominator", "HeadToHead", "TieBreak",
     "YearsEliminationPenalty", "YearsOffset", "common_denominator", "get_tiebreaks",

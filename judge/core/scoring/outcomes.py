@@ -1,6 +1,7 @@
-"""A player's outcome in one game, in the terms of Steinke's tie-breaks (seed 003).
+"""A player's outcome in one game, in the terms of Steinke's tie-breaks ("Breaking ties in
+DIAS tournaments").
 
-Seed 003 speaks of "win 1912", "3draw 1907" and "4loss 1907" (a loss to four surviving
+Steinke speaks of "win 1912", "3draw 1907" and "4loss 1907" (a loss to four surviving
 players).  :class:`Outcome` is exactly that triple plus the board size, and
 :func:`outcome_of` derives it from a :class:`~judge.core.scoring.results.GameResult`:
 
@@ -9,11 +10,11 @@ players).  :class:`Outcome` is exactly that triple plus the board size, and
   or every survivor of a game the master ended (the DIAS reading); size n; the result year.
 * **loss** -- anything else: eliminated, or alive but outside the draw, or alive when someone
   else soloed.  Its size X is the number of powers sharing the result (1 after a solo), so the
-  players "eliminated including oneself" are ``board - X`` (the seed counts six eliminated in
+  players "eliminated including oneself" are ``board - X`` (Steinke counts six eliminated in
   a loss to a solo).  Its year is the elimination year, or the result year for a power still
   on the board at the end.
 
-Years are counted from 1900, as the seed does (a win in 1913 took 13 years; a loss in 1901
+Years are counted from 1900, as Steinke does (a win in 1913 took 13 years; a loss in 1901
 survived 1 year): ``Outcome.years == year - 1900``.
 """
 
@@ -27,7 +28,7 @@ from typing import Literal
 from judge.core.scoring.results import GameResult
 
 BASE_YEAR = 1900
-"""Years are counted from here: a result in 1907 took 7 game years (seed 003)."""
+"""Years are counted from here: a result in 1907 took 7 game years (as Steinke counts)."""
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
 Kind = Literal["win", "draw", "loss"]
@@ -74,7 +75,7 @@ class Outcome:
 
     @classmethod
     def parse(cls, text: str, board: int = 7) -> Outcome:
-        """Read the seed's notation: ``"win 1912"``, ``"3draw 1907"``, ``"4loss 1907"``."""
+        """Read Steinke's notation: ``"win 1912"``, ``"3draw 1907"``, ``"4loss 1907"``."""
         m = re.fullmatch(r"\s*(?:(win)|(\d+)(draw|loss))\s+(\d{4})\s*", text.lower())
         if not m:
             raise ValueError(f"not an outcome: {text!r} (try 'win 1912', '3draw 1907')")
@@ -98,14 +99,14 @@ def outcome_of(result: GameResult, player: str) -> Outcome | None:
 
 
 def loss_value(o: Outcome) -> Fraction:
-    """The seed's loss modifiers from a full-board start in 1900: +1/2 per year survived,
+    """Steinke's loss modifiers from a full-board start in 1900: +1/2 per year survived,
     -1 per player eliminated including oneself."""
     return Fraction(o.years, 2) - o.out
 
 
 def best_first(o: Outcome) -> tuple:
     """Sort key putting a player's outcomes "from best to worst" (this module's decision;
-    the seed does not define the order):
+    Steinke does not define the order):
 
     1. wins, then draws by size (2-way before 3-way ...), then losses;
     2. a win or draw of the same size: the earlier year first;

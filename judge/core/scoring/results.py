@@ -30,10 +30,11 @@ One object with a list of games::
   treat all survivors as sharing it (the DIAS reading of a game that simply stops).
 * ``powers`` -- every power on the board (at least two), each with its ``player`` (the
   address or name that identifies the player across games; one player per power and one
-  power per player in a game), ``centers`` (a whole number >= 0) and ``eliminated`` (the game
-  year the power was eliminated, or ``null``/absent for a survivor).  An eliminated power has
-  0 centres and went out no later than ``year``; a power with 0 centres must say when it was
-  eliminated.  ``members`` must be surviving powers of the game.
+  power per player in a game; ``null`` for a power no player ever held, which is scored on
+  the board but credited to nobody), ``centers`` (a whole number >= 0) and ``eliminated``
+  (the game year the power was eliminated, or ``null``/absent for a survivor).  An
+  eliminated power has 0 centres and went out no later than ``year``; a power with 0
+  centres must say when it was eliminated.  ``members`` must be surviving powers of the game.
 * Power names are compared upper-cased; ``"centres"`` is accepted for ``"centers"``.
 
 Anything else is refused with one :class:`ResultsError` whose message names the place, such
@@ -68,10 +69,11 @@ class ResultType(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class PowerResult:
-    """One power at the end of a game: its player, final centres, elimination year or None."""
+    """One power at the end of a game: its player (None if no player ever held it), final
+    centres, elimination year or None."""
 
     power: str
-    player: str
+    player: str | None
     centers: int
     eliminated: int | None = None
 
@@ -108,17 +110,17 @@ class GameResult:
                 return p
         raise KeyError(name)
 
-    def power_of(self, player: str) -> PowerResult | None:
+    def power_of(self, player: str | None) -> PowerResult | None:
         """The power ``player`` played in this game, or None if they did not play it."""
         for p in self.powers:
-            if p.player == player:
+            if player is not None and p.player == player:
                 return p
         return None
 
     @property
     def players(self) -> frozenset[str]:
-        """Every player of the game."""
-        return frozenset(p.player for p in self.powers)
+        """Every player of the game (powers no player held are nobody's)."""
+        return frozenset(p.player for p in self.powers if p.player is not None)
 
     @property
     def size(self) -> int:
@@ -166,9 +168,9 @@ def _load_power(where: str, name: str, raw: Any, year: int) -> PowerResult:
     unknown = set(raw) - {"player", "centers", "centres", "eliminated"}
     if unknown:
         raise _fail(where, f"unknown key {sorted(unknown)[0]!r}")
-    player = raw.get("player")
-    if not isinstance(player, str) or not player.strip():
-        raise _fail(f"{where}.player", "must be a non-empty string")
+    player = raw.get("player", "")
+    if player is not None and (not isinstance(player, str) or not player.strip()):
+        raise _fail(f"{where}.player", "must be a non-empty string, or null for no player")
     if "centers" in raw and "centres" in raw:
         raise _fail(where, "give centers once (centers or centres, not both)")
     centers = raw.get("centers", raw.get("centres"))
@@ -186,7 +188,7 @@ def _load_power(where: str, name: str, raw: Any, year: int) -> PowerResult:
             raise _fail(where, f"eliminated in {eliminated} but holds {centers} centres")
     elif centers == 0:
         raise _fail(where, "has no centres: give the year it was eliminated")
-    return PowerResult(name, player.strip(), centers, eliminated)
+    return PowerResult(name, None if player is None else player.strip(), centers, eliminated)
 
 
 def _load_game(where: str, raw: Any) -> GameResult:
@@ -222,10 +224,11 @@ def _load_game(where: str, raw: Any) -> GameResult:
         if name in powers:
             raise _fail(f"{where}.powers", f"power {name} is given twice")
         pr = _load_power(f"{where}.powers.{name}", name, value, year)
-        if pr.player in seen_players:
+        if pr.player is not None and pr.player in seen_players:
             raise _fail(f"{where}.powers.{name}.player",
                         f"{pr.player} already plays {seen_players[pr.player]} in this game")
-        seen_players[pr.player] = name
+        if pr.player is not None:
+            seen_players[pr.player] = name
         powers[name] = pr
     if not any(p.survived for p in powers.values()):
         raise _fail(f"{where}.powers", "every power is eliminated")

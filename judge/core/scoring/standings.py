@@ -6,6 +6,10 @@ listed by player name.
 
 Ranks are "competition" ranks: players sharing a rank get the same number and the next rank
 skips (1, 2, 2, 4).  A rank is shared only when no breaker of the chain separates the players.
+
+Each line also says which breaker split each group the player was in, with the player's value
+and the group it was computed in (:class:`Split`): a breaker computed again in a smaller group
+gives other values, so the values only make sense beside the group.
 """
 
 from __future__ import annotations
@@ -17,6 +21,15 @@ from fractions import Fraction
 from judge.core.scoring.results import GameResult
 from judge.core.scoring.systems import ScoringSystem, totals
 from judge.core.scoring.tiebreaks import DEFAULT_TIEBREAKS, TieBreak, Value
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A tied group split by a breaker: its name, the player's value, the whole group."""
+
+    tiebreak: str
+    value: Value
+    among: tuple[str, ...]  # the players of the group it was computed in, by name
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +46,8 @@ class Standing:
     total: Fraction
     tiebreaks: tuple[tuple[str, Value], ...] = ()
     shared: bool = False
+    # the splits of the groups the player was in, first (largest group) first
+    splits: tuple[Split, ...] = ()
 
 
 def _partition(group: frozenset[str], values: dict[str, Value]) -> list[frozenset[str]]:
@@ -44,8 +59,8 @@ def _partition(group: frozenset[str], values: dict[str, Value]) -> list[frozense
 
 
 def _resolve(group: frozenset[str], chain: Sequence[TieBreak], results: Sequence[GameResult],
-             system: ScoringSystem, trail: dict[str, list[tuple[str, Value]]]
-             ) -> list[frozenset[str]]:
+             system: ScoringSystem, trail: dict[str, list[tuple[str, Value]]],
+             splits: dict[str, list[Split]]) -> list[frozenset[str]]:
     """Order a tied group into tiers, best first; a tier of more than one is a shared rank."""
     if len(group) == 1:
         return [group]
@@ -55,9 +70,12 @@ def _resolve(group: frozenset[str], chain: Sequence[TieBreak], results: Sequence
             trail[p].append((breaker.name, values[p]))
         parts = _partition(group, values)
         if len(parts) > 1:
+            among = tuple(sorted(group))
+            for p in among:
+                splits[p].append(Split(breaker.name, values[p], among))
             tiers: list[frozenset[str]] = []
             for part in parts:
-                tiers.extend(_resolve(part, chain, results, system, trail))
+                tiers.extend(_resolve(part, chain, results, system, trail, splits))
             return tiers
     return [group]
 
@@ -76,13 +94,15 @@ def standings(results: Iterable[GameResult], system: ScoringSystem,
         chain = tuple(tiebreak)
     total = totals(games, system)
     trail: dict[str, list[tuple[str, Value]]] = {p: [] for p in total}
+    splits: dict[str, list[Split]] = {p: [] for p in total}
     tiers: list[frozenset[str]] = []
     for level in sorted(set(total.values()), reverse=True):
         group = frozenset(p for p, t in total.items() if t == level)
-        tiers.extend(_resolve(group, chain, games, system, trail))
+        tiers.extend(_resolve(group, chain, games, system, trail, splits))
     table: list[Standing] = []
     for tier in tiers:
         rank = len(table) + 1
         for p in sorted(tier):
-            table.append(Standing(rank, p, total[p], tuple(trail[p]), len(tier) > 1))
+            table.append(Standing(rank, p, total[p], tuple(trail[p]), len(tier) > 1,
+                                  tuple(splits[p])))
     return table

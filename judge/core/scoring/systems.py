@@ -51,9 +51,9 @@ class ScoringSystem(abc.ABC):
         """The score of every power of ``result``, by power name."""
 
     def player_scores(self, result: GameResult) -> dict[str, Fraction]:
-        """The same scores keyed by player."""
+        """The same scores keyed by player (powers no player held are left out)."""
         scores = self.board_scores(result)
-        return {p.player: scores[p.power] for p in result.powers}
+        return {p.player: scores[p.power] for p in result.powers if p.player is not None}
 
     def __repr__(self) -> str:
         return f"<scoring system {self.name}>"
@@ -95,7 +95,7 @@ class DrawSize(ScoringSystem):
     its n members; everyone else scores 0.  Centres do not count.  A game the master ended is
     a draw of all its survivors.
 
-    Source: the scoring that Steinke's "Breaking ties in DIAS tournaments" (seed 003)
+    Source: the scoring that Steinke's "Breaking ties in DIAS tournaments"
     presupposes -- "scoring wins, draws, and losses", "all survivors receive an equal share in
     any draw"; the NADF ("Draw Sized Scoring ... each survivor in a draw receives the same
     number of points") and webDiplomacy's draw-size scoring are the same rule with a larger

@@ -1,16 +1,16 @@
 """Tie-breaks for players level on tournament total: Steinke, "Breaking ties in DIAS
-tournaments" (seed 003).
+tournaments".
 
 A tie-break looks at a *group* of tied players and gives each a value; higher is better.
 :func:`judge.core.scoring.standings.standings` applies a chain of them: the first breaker
 that gives the group different values splits it, and every part with more than one player is
 broken again from the start of the chain (so head-to-head is recomputed among the players
-still tied -- the seed's "recursively").  A group that no breaker splits shares its rank.
+still tied -- Steinke's "recursively").  A group that no breaker splits shares its rank.
 
 The breakers
 ------------
 ``head-to-head`` (:class:`HeadToHead`)
-    The seed's first breaker: the tournament's own scoring system recomputed over only the
+    Steinke's first breaker: the tournament's own scoring system recomputed over only the
     games in which the tied players met.  *Decision:* for a group of more than two, the games
     counted are those with at least two members of the group, and each member's value is the
     sum of their scores in those of the games they played.  If any member never met another
@@ -20,13 +20,13 @@ The breakers
     Per game: a win or draw scores ``X - years``, a loss ``+years`` (years since 1900: the
     result year for a win or draw, the elimination year -- or the result year for a power
     alive at the end -- for a loss); summed over all the player's games.  ``X = 0`` is the
-    seed's "simplest system".  The seed suggests the tournament's last game year as X (for a
+    Steinke's "simplest system".  Steinke suggests the tournament's last game year as X (for a
     1914 limit, X = 14).
 ``years-elim:X`` (:class:`YearsEliminationPenalty`)
     As ``years:X``, but a loss also scores -1 per player eliminated including oneself, i.e.
     every power not sharing the result (six in a loss to a solo).
 ``common-denominator`` (:class:`CommonDenominator`)
-    The seed's "more interesting" system.  Each tied player lines up their outcomes from best
+    Steinke's "more interesting" system.  Each tied player lines up their outcomes from best
     to worst (:func:`~judge.core.scoring.outcomes.best_first`); line i compares the players'
     i-th outcomes against a common denominator:
 
@@ -37,7 +37,7 @@ The breakers
       this module's extension: +.03 per extra player);
     * all losses: the largest number of survivors X and the earliest year; a player scores
       -1 per survivor fewer (players eliminated) and +.5 per year later;
-    * *decision:* a line mixing wins or draws with losses takes the seed's "7-way draw in
+    * *decision:* a line mixing wins or draws with losses takes Steinke's "7-way draw in
       1900" (a draw of the whole board at the start) as the denominator for every player on
       it: wins and draws as above against 7 players and 1900, losses -1 per player eliminated
       including oneself and +.5 per year survived since 1900.
@@ -45,7 +45,7 @@ The breakers
     *Decision:* when the tied players have different numbers of games, a player with no
     outcome on a line scores 0 there and the line's denominator comes from the others.
 
-Years are counted from 1900 (:data:`~judge.core.scoring.outcomes.BASE_YEAR`), as the seed
+Years are counted from 1900 (:data:`~judge.core.scoring.outcomes.BASE_YEAR`), as Steinke
 does.  All arithmetic is exact (``fractions.Fraction``): .32 is ``Fraction(32, 100)``.
 """
 
@@ -65,11 +65,11 @@ Value = Fraction | None
 
 PENALTY: dict[int, Fraction] = {1: F(32, 100), 2: F(35, 100), 3: F(38, 100), 4: F(41, 100),
                                 5: F(44, 100), 6: F(47, 100), 7: F(50, 100)}
-"""Penalty per year taken, by the size of the result achieved (1 = win), from seed 003."""
+"""Penalty per year taken, by the size of the result achieved (1 = win), from Steinke's article."""
 
 
 def penalty(size: int) -> Fraction:
-    """The seed's per-year penalty for a result shared by ``size`` players (1 = a win)."""
+    """Steinke's per-year penalty for a result shared by ``size`` players (1 = a win)."""
     return PENALTY.get(size, F(32, 100) + F(3, 100) * (size - 1))
 
 
@@ -140,7 +140,7 @@ class _PerGame(TieBreak):
 
 
 class YearsOffset(_PerGame):
-    """Win or draw: ``X - years``; loss: ``+years`` (seed 003, the offset system)."""
+    """Win or draw: ``X - years``; loss: ``+years`` (Steinke's offset system)."""
 
     prefix = "years"
 
@@ -150,7 +150,7 @@ class YearsOffset(_PerGame):
 
 class YearsEliminationPenalty(_PerGame):
     """As :class:`YearsOffset`, and a loss also scores -1 per player eliminated including
-    oneself (seed 003, the alternative system)."""
+    oneself (Steinke's alternative system)."""
 
     prefix = "years-elim"
 
@@ -159,7 +159,7 @@ class YearsEliminationPenalty(_PerGame):
 
 
 def line_scores(line: Mapping[str, Outcome]) -> dict[str, Fraction]:
-    """The common-denominator score of every player on one line (seed 003)."""
+    """The common-denominator score of every player on one line (Steinke's system)."""
     if not line:
         return {}
     outcomes = list(line.values())
@@ -194,7 +194,7 @@ def common_denominator(records: Mapping[str, Sequence[Outcome]]) -> dict[str, Fr
 
 
 class CommonDenominator(TieBreak):
-    """Seed 003's common-denominator system over the tied players' whole records."""
+    """Steinke's common-denominator system over the tied players' whole records."""
 
     name = "common-denominator"
 

@@ -1,0 +1,440 @@
+"""What one map picture shows, and the scene that draws it.
+
+A :class:`Picture` is the board of one phase as a player should see it: the units as they
+stood, the orders with what became of them, the units dislodged and where they may retreat,
+the supply centres by owner after the phase, and for Formal Diplomacy the spheres of
+influence and the wars.  :func:`draw` turns it into a :class:`judge.maps.scene.Scene` on the
+map's geometry; the back ends write that scene as SVG or PNG.
+
+Conventions of the drawing: a solid dark arrow is a move that succeeded, a dashed red one a
+move that failed; supports are thin dashed lines (to a ring round the unit held, or to the
+middle of the move supported), convoys thin blue dashed lines to the middle of the convoyed
+move; a ring round a unit is an explicit hold; a red cross is a unit disbanded or removed, a
+green ring a unit built; a dislodged unit has a red ring, and thin purple arrows show where it
+may retreat.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+from judge.core.board import Dislodged, Position, Unit
+from judge.core.maps import ARMY, Map, province_of
+from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderError, Remove,
+                               Retreat, Support, parse_order)
+from judge.core.phases import Phase
+from judge.core.results import (BUILD, DISBAND, OK, REMOVE)
+from judge.maps.geometry import Geometry
+from judge.maps.scene import (XY, Circle, Layer, Line, Polygon, Scene, Shape, Text, luminance,
+                              mix)
+
+SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+TYPES = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}
+
+# colours of the drawing (the powers' own come with the map's geometry)
+SEA = "#b9d3ea"
+LAND = "#efe5cb"
+IMPASSABLE = "#8f8a80"
+COAST_LINE = "#51606e"
+LAND_LINE = "#9b8c6e"
+SEA_LINE = "#8fb0cf"
+INK = "#1c1c1c"
+FAILED = "#d0103a"
+CONVOY = "#1d5fbf"
+RETREAT = "#7a3db8"
+BUILT = "#15934a"
+NEUTRAL_CENTER = "#ffffff"
+PAPER = "#fbf8f0"
+SEA_LABEL = "#2b4f73"
+FALLBACK_COLOURS = ("#c0392b", "#24408e", "#3ab0e6", "#4a4a4a", "#2e9a3e", "#8e44ad",
+                    "#e0b000", "#d35400", "#16a085", "#7f8c8d")
+
+TITLE_HEIGHT = 34
+LEGEND_ROW = 26
+UNIT_R = 9.0
+# a unit waiting to retreat is drawn this far from the spot of the unit that took its place
+WAITING_OFFSET = (15.0, 11.0)
+
+
+def phase_title(phase: Phase) -> str:
+    return f"{SEASONS[phase.season]} {phase.year} {TYPES[phase.type]}"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One order to draw: the order as understood and what became of it (a result code of
+    :mod:`judge.core.results`), or ``None`` for an order not yet adjudicated."""
+
+    power: str
+    order: Order
+    result: str | None
+    unit: Unit | None = None
+    default: bool = False  # supplied by the judge (a unit left without orders)
+
+
+@dataclass(frozen=True)
+class Formal:
+    """The Formal Diplomacy state a picture shows."""
+
+    spheres: Mapping[str, str] = field(default_factory=dict)  # province → power
+    wars: tuple[tuple[str, str], ...] = ()
+    points: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Picture:
+    map: Map
+    phase: Phase
+    units: tuple[Unit, ...]  # as they stood at the start of the phase
+    centers: Mapping[str, frozenset[str]]  # owners shown (after the phase, if played)
+    marks: tuple[Mark, ...] = ()
+    # a retreat phase's units waiting to retreat (drawn beside the unit that dislodged them)
+    waiting: tuple[Dislodged, ...] = ()
+    # units dislodged by the phase, with where they may retreat
+    dislodged: tuple[Dislodged, ...] = ()
+    game: str = ""
+    note: str = ""  # e.g. "orders received so far"
+    formal: Formal | None = None
+
+
+# --------------------------------------------------------------------------- building pictures
+
+def parse_marks(m: Map, phase: Phase,
+                results: Mapping[str, Iterable[tuple[str, str | None, bool]]],
+                board: Position) -> tuple[Mark, ...]:
+    """Marks from order texts (``power → [(order text, result code or None, default)]``);
+    lines that do not parse (a Formal Diplomacy claim, say) are left out: there is no arrow
+    for them."""
+    marks = []
+    for power, entries in results.items():
+        for text, code, default in entries:
+            order = parse_order(m, text, phase.type)
+            if isinstance(order, OrderError):
+                continue
+            spec = getattr(order, "unit", None)
+            unit = None
+            if spec is not None:
+                unit = board.unit_at(spec.province)
+                if phase.type == "R" or unit is None:
+                    unit = next((d.unit for d in board.dislodged
+                                 if d.unit.province == spec.province), unit)
+            marks.append(Mark(power, order, code, unit, default))
+    return tuple(marks)
+
+
+# --------------------------------------------------------------------------- drawing
+
+def power_colours(m: Map, geometry: Geometry) -> dict[str, str]:
+    out = {}
+    for i, power in enumerate(m.powers):
+        out[power] = geometry.colours.get(power, FALLBACK_COLOURS[i % len(FALLBACK_COLOURS)])
+    return out
+
+
+def static_layers(geometry: Geometry, m: Map, top: int) -> tuple[Layer, Layer, Layer]:
+    """Land and sea, borders, and names: the same in every picture of the map."""
+    land = Layer("land", static=True)
+    for code, shape in geometry.provinces.items():
+        kind = m.provinces[code].kind
+        fill = SEA if kind == "sea" else IMPASSABLE if kind == "impassable" else LAND
+        land.add(Polygon(_moved(shape.outline, top), fill))
+    borders = Layer("borders", static=True)
+    style = {"coast": (COAST_LINE, 1.6), "land": (LAND_LINE, 1.0), "sea": (SEA_LINE, 1.0)}
+    for border in sorted(geometry.borders, key=lambda b: b.kind != "sea"):
+        colour, width = style.get(border.kind, (LAND_LINE, 1.0))
+        borders.add(Line(_moved(border.points, top), colour, width))
+    labels = Layer("labels", static=True)
+    for code, shape in sorted(geometry.provinces.items()):
+        kind = m.provinces[code].kind
+        colour = SEA_LABEL if kind == "sea" else "#f4f1ea" if kind == "impassable" else INK
+        x, y = shape.label
+        labels.add(Text((x, y + top), code, 11.5, colour))
+        # the coasts of Spain, Bulgaria and St Petersburg, named where a fleet on them stands
+        # (a fleet there covers its coast's name and so shows which coast it is on)
+        for coast, (cx, cy) in sorted(shape.coasts.items()):
+            labels.add(Text((cx, cy + top), coast.lower(), 10.0, SEA_LABEL, bold=True))
+    return land, borders, labels
+
+
+def _moved(points: Iterable[XY], top: float) -> tuple[XY, ...]:
+    return tuple((x, y + top) for x, y in points)
+
+
+def draw(picture: Picture, geometry: Geometry) -> Scene:
+    """The scene of ``picture`` on ``geometry`` (see the module docstring for the symbols)."""
+    m = picture.map
+    colours = power_colours(m, geometry)
+    legend_rows = 1 + (1 if picture.formal is not None else 0)
+    height = TITLE_HEIGHT + geometry.height + legend_rows * LEGEND_ROW + 8
+    scene = Scene(geometry.width, height, PAPER, static_key=f"{geometry.name}:{TITLE_HEIGHT}",
+                  title=_title(picture))
+    land, borders, labels = static_layers(geometry, m, TITLE_HEIGHT)
+    tints = Layer("tints")
+    marks = Layer("marks")
+    frame = Layer("frame")
+    scene.layers = [land, tints, borders, labels, marks, frame]
+    top = TITLE_HEIGHT
+
+    def at(location: str) -> XY:
+        x, y = geometry.spot(location)
+        return (x, y + top)
+
+    owner = {c: p for p, owned in picture.centers.items() for c in owned}
+    for code in sorted(m.supply_centers):
+        power = owner.get(code)
+        if power is not None:
+            shape = geometry.provinces[code]
+            tints.add(Polygon(_moved(shape.outline, top), mix(colours[power], "#ffffff", 0.62)))
+    if picture.formal is not None:
+        for code, power in sorted(picture.formal.spheres.items()):
+            if code in geometry.provinces and power in colours:
+                tints.add(Polygon(_moved(geometry.provinces[code].outline, top), None,
+                                  hatch=colours[power]))
+    centres: list[Shape] = []
+    for code in sorted(m.supply_centers):
+        shape = geometry.provinces[code]
+        if shape.center is None:
+            continue
+        power = owner.get(code)
+        x, y = shape.center
+        centres.append(Circle((x, y + top), 5.0, colours[power] if power else NEUTRAL_CENTER,
+                              INK, 1.2))
+    _orders(picture, geometry, colours, marks, at, centres)
+    _frame(picture, scene, frame, colours, owner)
+    return scene
+
+
+def _title(picture: Picture) -> str:
+    parts = [picture.game] if picture.game else []
+    parts.append(phase_title(picture.phase))
+    return ": ".join(parts) + (f" ({picture.note})" if picture.note else "")
+
+
+def _unit_shapes(unit: Unit, centre: XY, colour: str, ring: str | None = None,
+                 ring_width: float = 2.4) -> list[Shape]:
+    x, y = centre
+    letter = "#ffffff" if luminance(colour) < 0.55 else INK
+    shapes: list[Shape] = []
+    if unit.kind == ARMY:
+        shapes.append(Circle(centre, UNIT_R, colour, INK, 1.3))
+    else:
+        r = UNIT_R - 0.5
+        shapes.append(Polygon(((x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r)),
+                              colour, INK, 1.3))
+    shapes.append(Text((x, y), unit.kind, 11.0, letter, bold=True))
+    if ring is not None:
+        shapes.append(Circle(centre, UNIT_R + 4, None, ring, ring_width))
+    return shapes
+
+
+def _shorten(a: XY, b: XY, start: float, end: float) -> tuple[XY, XY] | None:
+    length = math.dist(a, b)
+    if length <= start + end + 2:
+        return None
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    return (a[0] + ux * start, a[1] + uy * start), (b[0] - ux * end, b[1] - uy * end)
+
+
+def _arrow(points: list[XY], colour: str, width: float, dash: tuple[float, float] | None,
+           head: float = 9.0) -> list[Shape]:
+    """A polyline ending in an arrowhead (the line stops where the head begins)."""
+    (x0, y0), (x1, y1) = points[-2], points[-1]
+    length = math.dist((x0, y0), (x1, y1)) or 1.0
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    base = (x1 - ux * head, y1 - uy * head)
+    half = head * 0.55
+    tri = ((x1, y1), (base[0] - uy * half, base[1] + ux * half),
+           (base[0] + uy * half, base[1] - ux * half))
+    return [Line(tuple(points[:-1]) + (base,), colour, width, dash), Polygon(tri, colour)]
+
+
+def _orders(picture: Picture, geometry: Geometry, colours: Mapping[str, str], layer: Layer,
+            at: Callable[[str], XY], centres: list[Shape]) -> None:
+    """Units and orders, in this order from the bottom: order lines, units, supply-centre
+    markers (an arrow never hides who owns a centre), rings and crosses."""
+    waiting = {d.unit.province: d for d in picture.waiting}
+    spot: dict[str, XY] = {}  # province → where its (acting) unit is drawn
+    for u in picture.units:
+        spot[u.province] = at(u.location)
+    for d in picture.waiting:  # beside the unit that took its place
+        x, y = at(d.unit.location)
+        dx, dy = WAITING_OFFSET
+        spot[d.unit.province] = (x + dx, y + dy) if d.unit.province in spot else (x, y)
+    moves: dict[str, tuple[XY, XY]] = {}  # province of a moving unit → its arrow's ends
+
+    marks = picture.marks
+    for mk in marks:
+        if isinstance(mk.order, (Move, Retreat)) and mk.order.unit.province in spot:
+            moves[mk.order.unit.province] = (spot[mk.order.unit.province], at(mk.order.dest))
+    # the fleets a convoyed army's arrow runs through (its route, or the fleets convoying it)
+    via_of: dict[str, list[str]] = {}
+    for mk in marks:
+        o = mk.order
+        if isinstance(o, Move):
+            convoys = [c.order.unit.province for c in marks if isinstance(c.order, Convoy)
+                       and c.order.target.province == o.unit.province
+                       and province_of(c.order.dest) == province_of(o.dest)]
+            via = [p for p in (list(o.route) or convoys) if p in geometry.provinces]
+            if via:
+                via_of[o.unit.province] = via
+
+    lines: list[Shape] = []
+    symbols: list[Shape] = []
+    for mk in marks:
+        o = mk.order
+        failed = mk.result is not None and mk.result not in (OK, BUILD, REMOVE, DISBAND)
+        ink = FAILED if failed else INK
+        dash = (6.0, 4.0) if failed else None
+        if isinstance(o, (Move, Retreat)):
+            src = spot.get(o.unit.province)
+            if src is None:
+                continue
+            dst = at(o.dest)
+            route = [src]
+            if isinstance(o, Move) and o.unit.province in via_of:
+                start = src
+                stops = sorted(set(via_of[o.unit.province]),
+                               key=lambda p: _along(start, dst, at(p)))
+                route += [at(p) for p in stops]
+            route.append(dst)
+            ends = _shorten(route[-2], route[-1], 0, UNIT_R + 2)
+            first = _shorten(route[0], route[1], UNIT_R + 1, 0)
+            if ends is None or first is None:
+                continue
+            route[0] = first[0]
+            route[-1] = ends[1]
+            lines += _arrow(route, ink, 2.6 if not failed else 2.2, dash)
+        elif isinstance(o, Support):
+            src = spot.get(o.unit.province)
+            target = spot.get(o.target.province)
+            if src is None or target is None:
+                continue
+            style = (FAILED, (2.0, 3.0)) if failed else (INK, (4.0, 3.0))
+            if o.dest is None:
+                seg = _shorten(src, target, UNIT_R + 1, UNIT_R + 4)
+                if seg:
+                    lines.append(Line(seg, style[0], 1.6, style[1]))
+                lines.append(Circle(target, UNIT_R + 4, None, style[0], 1.6))
+            else:
+                a, b = moves.get(o.target.province, (target, at(o.dest)))
+                mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+                seg = _shorten(src, mid, UNIT_R + 1, 3)
+                if seg:
+                    lines += _arrow(list(seg), style[0], 1.6, style[1], head=6.0)
+        elif isinstance(o, Convoy):
+            src = spot.get(o.unit.province)
+            target = spot.get(o.target.province)
+            if src is None or target is None:
+                continue
+            colour = FAILED if failed else CONVOY
+            # the army's arrow runs through the fleet: the ring says it convoys; else a line
+            # to the middle of the move it would carry
+            if o.unit.province not in via_of.get(o.target.province, ()):
+                a, b = moves.get(o.target.province, (target, at(o.dest)))
+                mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+                seg = _shorten(src, mid, UNIT_R + 1, 2)
+                if seg:
+                    lines.append(Line(seg, colour, 1.6, (3.0, 3.0)))
+            lines.append(Circle(src, UNIT_R + 4, None, colour, 1.6))
+        elif isinstance(o, Hold):
+            src = spot.get(o.unit.province)
+            if src is not None and not mk.default:
+                symbols.append(Circle(src, UNIT_R + 4, None, FAILED if failed else INK, 1.6))
+        elif isinstance(o, (Disband, Remove)):
+            src = spot.get(o.unit.province)
+            if src is not None and mk.result in (None, DISBAND, REMOVE, OK):
+                symbols += _cross(src, FAILED)
+        elif isinstance(o, Build):
+            if mk.result in (None, BUILD, OK) and o.unit.kind is not None:
+                unit = Unit(mk.power, o.unit.kind, o.unit.location)
+                symbols += _unit_shapes(unit, at(o.unit.location), colours[mk.power],
+                                        ring=BUILT)
+
+    # the dislodged units of the phase (and those waiting to retreat without an order yet),
+    # and where they may go
+    retreats: list[Shape] = []
+    rings: list[Shape] = []
+    ordered = {mk.order.unit.province for mk in marks
+               if isinstance(mk.order, (Retreat, Disband))}
+    undecided = [d for d in picture.waiting if d.unit.province not in ordered]
+    for d in undecided:
+        src = spot[d.unit.province]
+        for loc in d.retreats:
+            seg = _shorten(src, at(loc), UNIT_R + 4, UNIT_R + 2)
+            if seg:
+                retreats += _arrow(list(seg), RETREAT, 1.4, (2.0, 2.5), head=6.0)
+    for d in picture.dislodged:
+        src = spot.get(d.unit.province)
+        if src is None:
+            continue
+        rings.append(Circle(src, UNIT_R + 4, None, FAILED, 2.4))
+        for loc in d.retreats:
+            seg = _shorten(src, at(loc), UNIT_R + 4, UNIT_R + 2)
+            if seg:
+                retreats += _arrow(list(seg), RETREAT, 1.4, (2.0, 2.5), head=6.0)
+
+    # the lines under the units (a convoyed army's arrow runs through its fleets), the
+    # marks that tell what happened over them
+    layer.add(*lines, *retreats)
+    for u in picture.units:
+        if u.province in waiting:
+            continue
+        layer.add(*_unit_shapes(u, spot[u.province], colours.get(u.power, INK)))
+    for d in picture.waiting:
+        layer.add(*_unit_shapes(d.unit, spot[d.unit.province], colours.get(d.unit.power, INK),
+                                ring=FAILED))
+    for u in picture.units:
+        if u.province in waiting:
+            layer.add(*_unit_shapes(u, at(u.location), colours.get(u.power, INK)))
+    layer.add(*centres, *rings, *symbols)
+
+
+def _along(a: XY, b: XY, p: XY) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    return ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / ((dx * dx + dy * dy) or 1.0)
+
+
+def _cross(c: XY, colour: str) -> list[Shape]:
+    x, y = c
+    r = UNIT_R + 3
+    return [Line(((x - r, y - r), (x + r, y + r)), colour, 3.0),
+            Line(((x - r, y + r), (x + r, y - r)), colour, 3.0)]
+
+
+def _frame(picture: Picture, scene: Scene, frame: Layer, colours: Mapping[str, str],
+           owner: Mapping[str, str]) -> None:
+    """The title above the map, the key of the strokes, and the legend of powers below."""
+    m = picture.map
+    width = scene.width
+    frame.add(Text((12, TITLE_HEIGHT / 2), scene.title, 16.0, INK, anchor="start", bold=True))
+    # the key: what a solid and a dashed arrow mean
+    x = width - 250.0
+    y = TITLE_HEIGHT / 2
+    frame.add(*_arrow([(x, y), (x + 34, y)], INK, 2.6, None))
+    frame.add(Text((x + 40, y), "succeeded", 11.0, INK, anchor="start"))
+    x += 112
+    frame.add(*_arrow([(x, y), (x + 34, y)], FAILED, 2.2, (6.0, 4.0)))
+    frame.add(Text((x + 40, y), "failed", 11.0, INK, anchor="start"))
+    base = scene.height - (2 if picture.formal is not None else 1) * LEGEND_ROW - 4
+    counts = {p: 0 for p in m.powers}
+    for power in owner.values():
+        if power in counts:
+            counts[power] += 1
+    cell = width / max(1, len(m.powers))
+    for i, power in enumerate(m.powers):
+        x = 10.0 + i * cell
+        y = base + LEGEND_ROW / 2
+        frame.add(Polygon(((x, y - 7), (x + 14, y - 7), (x + 14, y + 7), (x, y + 7)),
+                          colours[power], INK, 1.0))
+        label = f"{power.capitalize()} {counts[power]} SC"
+        if picture.formal is not None:
+            label += f", {picture.formal.points.get(power, 0)} VP"
+        frame.add(Text((x + 20, y), label, 12.0, INK, anchor="start"))
+    if picture.formal is not None:
+        y = base + LEGEND_ROW * 1.5
+        wars = ", ".join(f"{a.capitalize()}-{b.capitalize()}"
+                         for a, b in picture.formal.wars) or "none"
+        frame.add(Text((10, y), f"At war: {wars}.  Hatched: spheres of influence.", 12.0, INK,
+                       anchor="start"))

@@ -1,0 +1,111 @@
+"""Players' absences (SET ABSENCE): a player announces a holiday, and the deadlines that fall
+in it move to its end (judge.service.clock), within the limit the master sets (SET MAX
+ABSENCE, in days; 0 allows none).  The master may refuse one before it begins or cancel it
+once begun; the player may withdraw it.  Everybody in the game is told of each change
+(a :class:`ParameterChanged` event).
+
+One absence per player at a time: a player announces the next one when the last is over or
+withdrawn, so nobody can hold a game up by a chain of absences announced in one go.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.clock import as_utc
+from judge.service import clock
+from judge.service.errors import GameError
+from judge.service.events import Change, Event
+from judge.service.games import parameter_change
+from judge.store import counters
+from judge.store.models import Absence, Game, Seat
+
+GRANTED = "granted"
+# Each announcement is mailed to everybody in the game: a player announces at most this many
+# a day (judge.store.counters), so that announcing and withdrawing cannot flood the others.
+ANNOUNCED_PER_DAY = 3
+
+
+def _granted(session: Session, game: Game) -> list[tuple[Absence, Seat]]:
+    """The game's granted absences whose player still plays, soonest first."""
+    rows = session.execute(
+        select(Absence, Seat).join(Seat, Seat.id == Absence.seat_id)
+        .where(Absence.game_id == game.id, Absence.status == GRANTED,
+               Seat.status == "active")
+        .order_by(Absence.starts_at, Absence.id)).all()
+    return [(a, s) for a, s in rows]
+
+
+def covering(session: Session, game: Game, when: datetime) -> datetime | None:
+    """The end of an absence ``when`` falls in (the latest, if several), or None."""
+    ends = [as_utc(a.ends_at) for a, _ in _granted(session, game)
+            if as_utc(a.starts_at) <= when < as_utc(a.ends_at)]  # type: ignore[operator]
+    return max(ends) if ends else None  # type: ignore[type-var]
+
+
+def current(session: Session, game: Game, now: datetime) -> list[tuple[str, datetime, datetime]]:
+    """The absences not yet over: (power, or the address of a player without one yet,
+    start, end), soonest first."""
+    return [(s.power or s.address, as_utc(a.starts_at), as_utc(a.ends_at))  # type: ignore[misc]
+            for a, s in _granted(session, game) if as_utc(a.ends_at) > now]  # type: ignore[operator]
+
+
+def _open(session: Session, seat: Seat, now: datetime) -> Absence | None:
+    return session.scalars(select(Absence).where(
+        Absence.seat_id == seat.id, Absence.status == GRANTED, Absence.ends_at > now)
+        .order_by(Absence.starts_at)).first()
+
+
+def announce(session: Session, game: Game, seat: Seat, starts: datetime, ends: datetime,
+             now: datetime) -> tuple[list[Event], bool]:
+    """A player's absence from ``starts`` to ``ends``: granted within the game's limit, and
+    the current deadline moved if it falls in it.  Returns the events and whether the
+    deadline moved."""
+    if game.state in ("finished", "terminated"):
+        raise GameError(f"{game.name} is over.")
+    limit = game.max_absence_days
+    if limit <= 0:
+        raise GameError(f"the master of {game.name} allows no absences (SET MAX ABSENCE).")
+    if ends <= starts:
+        raise GameError("the absence must end after it begins.")
+    if ends <= now:
+        raise GameError("that absence is over already.")
+    if ends - starts > timedelta(days=limit):
+        raise GameError(f"an absence in {game.name} may last at most {limit} day"
+                        f"{'s' if limit != 1 else ''} (the master's SET MAX ABSENCE).")
+    if ends - now > timedelta(days=365):
+        raise GameError("an absence may be announced at most a year ahead.")
+    if _open(session, seat, now) is not None:
+        raise GameError("you have announced an absence already; SET NOABSENCE withdraws it,"
+                        " and then you may announce another.")
+    if counters.count(session, "absence", str(seat.id), now) >= ANNOUNCED_PER_DAY:
+        raise GameError(f"you have announced {ANNOUNCED_PER_DAY} absences today, as many as a"
+                        " player may in a day (UTC); announce it tomorrow.")
+    counters.bump(session, "absence", str(seat.id), now)
+    session.add(Absence(game_id=game.id, seat_id=seat.id, starts_at=starts, ends_at=ends,
+                        status=GRANTED, created_at=now))
+    session.flush()
+    moved = clock.refresh_deadline(game, now)
+    change = Change("absence", power=seat.power or "", starts=starts, ends=ends, moved=moved)
+    return [parameter_change(session, game, change)], moved
+
+
+def withdraw(session: Session, game: Game, seat: Seat, now: datetime, by_master: bool
+             ) -> tuple[list[Event], bool]:
+    """End the player's absence that is not yet over: withdrawn by the player, refused (not
+    yet begun) or cancelled (begun) by the master.  The deadline goes back where the clock
+    put it if it is still ahead.  Returns the events and whether the deadline moved."""
+    absence = _open(session, seat, now)
+    if absence is None:
+        who = f"{(seat.power or 'that player').capitalize()} has" if by_master else "you have"
+        raise GameError(f"{who} announced no absence that is not over.")
+    began = as_utc(absence.starts_at) <= now  # type: ignore[operator]
+    absence.status = ("cancelled" if began else "refused") if by_master else "withdrawn"
+    session.flush()
+    moved = clock.refresh_deadline(game, now)
+    change = Change("noabsence", power=seat.power or "", starts=as_utc(absence.starts_at),
+                    ends=as_utc(absence.ends_at), moved=moved, how=absence.status)
+    return [parameter_change(session, game, change)], moved

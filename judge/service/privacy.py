@@ -1,0 +1,86 @@
+"""Private games: a privacy password keeps strangers out of a game.
+
+A game is private when it has a privacy password: the master's ``SET PRIVACY``, ``CREATE …
+PRIVACY``, or one the judge makes up for a SOLITAIRE game ("A PRIVACY password will be
+automatically assigned, because these are typically private games", DPjudge's rules).  The
+password is stored hashed like every other (:mod:`judge.service.passwords`).
+
+Whoever is signed on to the game (a player, its master, an observer) needs no privacy password;
+anyone else must give it to observe or join the game, to see it listed, or to read its
+history and summary.  :func:`may_see` is the one question every view of a game asks;
+:func:`require_sight` asks it for a mail command and throttles wrong guesses as SIGNON does.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from judge.service.errors import CountedRefusal, GameError
+from judge.service.passwords import check_password, hash_password
+from judge.store import counters
+from judge.store.models import Game
+
+# wrong privacy passwords a day (judge.store.counters): from one address, from everybody
+KIND, PER_SENDER, PER_GAME = "privacy", 5, 50
+
+
+def is_private(game: Game) -> bool:
+    return game.privacy_hash is not None
+
+
+def may_see(game: Game, *, signed_on_to: int | None = None,
+            password: str | None = None) -> bool:
+    """Whether someone may see ``game``: it is public, they are signed on to it (the id of
+    the game their mail signed on to), or they give its privacy password."""
+    if game.privacy_hash is None or signed_on_to == game.id:
+        return True
+    return password is not None and check_password(password, game.privacy_hash)
+
+
+def require_sight(session: Session, game: Game, now: datetime, *, what: str, sender: str,
+                  signed_on_to: int | None = None, password: str | None = None) -> None:
+    """:func:`may_see`, or GameError saying how to get in (``what``: the command's syntax
+    with the privacy password, e.g. ``HISTORY war1901 PRIVACY <password>``).
+
+    Wrong guesses are counted per UTC day (judge.store.counters): past ``PER_SENDER`` from one
+    address, or ``PER_GAME`` from everybody, no privacy password is checked for the game that
+    day.  Nobody who plays in the game is affected: they sign on."""
+    if game.privacy_hash is None or signed_on_to == game.id:
+        return
+    if password is None:
+        raise GameError(f"{game.name} is a private game: give its privacy password ({what}), "
+                        f"or sign on to it first.")
+    mine, everyone = f"{game.id}:{sender.lower()}", str(game.id)
+    if (counters.count(session, KIND, mine, now) >= PER_SENDER
+            or counters.count(session, KIND, everyone, now) >= PER_GAME):
+        raise GameError(f"too many wrong privacy passwords for {game.name} today; try again "
+                        "tomorrow (UTC), or ask its master.")
+    if may_see(game, password=password):
+        return
+
+    def count(kept: Session) -> None:
+        counters.bump(kept, KIND, mine, now)
+        counters.bump(kept, KIND, everyone, now)
+
+    raise CountedRefusal(f"wrong privacy password for {game.name}.", count)
+
+
+def set_privacy(game: Game, password: str | None) -> None:
+    """The master's SET PRIVACY <password> (or SET NOPRIVACY: ``None``)."""
+    if password is not None and (not password or len(password) > 64):
+        raise GameError("a privacy password is one word of at most 64 characters.")
+    game.privacy_hash = None if password is None else hash_password(password)
+
+
+def assign_privacy(game: Game) -> str | None:
+    """SOLITAIRE: make the game private with a new privacy password, returned for the master
+    (``None`` if the game already has one, which stays)."""
+    if game.privacy_hash is not None:
+        return None
+    password = secrets.token_urlsafe(9)
+    set_privacy(game, password)
+    return password
+

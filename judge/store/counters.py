@@ -1,0 +1,63 @@
+"""Daily counters in the store (``daily_counts``): how often something happened on one UTC day.
+
+The limits on what one address may make the judge do in a day (CREATEs, new recipients,
+failed SIGNONs …) count here, in the caller's transaction, so a refused or rolled-back command
+counts nothing and a restart forgets nothing.  Counting is one atomic upsert on either store:
+two workers counting at once never lose a count.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, delete, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from judge.store.models import DailyCount, ReplyCount
+
+
+def day_of(when: datetime) -> str:
+    return when.strftime("%Y-%m-%d")
+
+
+def count(session: Session, kind: str, subject: str, when: datetime) -> int:
+    """Today's count (0 when nothing was counted)."""
+    found = session.scalars(select(DailyCount.count).where(
+        DailyCount.kind == kind, DailyCount.subject == subject,
+        DailyCount.day == day_of(when))).first()
+    return int(found or 0)
+
+
+def last(session: Session, kind: str, subject: str, when: datetime) -> tuple[int, datetime | None]:
+    """Today's count and when it last happened."""
+    # columns, not an ORM object: the identity map would keep a copy that bump() makes stale
+    row = session.execute(select(DailyCount.count, DailyCount.last_at).where(
+        DailyCount.kind == kind, DailyCount.subject == subject,
+        DailyCount.day == day_of(when))).first()
+    if row is None:
+        return 0, None
+    return int(row.count), row.last_at
+
+
+def bump(session: Session, kind: str, subject: str, when: datetime, by: int = 1) -> int:
+    """Count ``by`` more today; returns the new count."""
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    values = insert(DailyCount).values(kind=kind, subject=subject, day=day_of(when), count=by,
+                                       last_at=when)
+    stmt = values.on_conflict_do_update(
+        index_elements=["kind", "subject", "day"],
+        set_={"count": DailyCount.count + by, "last_at": when}).returning(DailyCount.count)
+    return int(session.execute(stmt).scalar_one())
+
+
+def forget_old(session: Session, now: datetime, keep_days: int = 2) -> int:
+    """Drop the counts (and reply counts) of days before the last ``keep_days``."""
+    cutoff = day_of(now - timedelta(days=keep_days))
+    gone = 0
+    for model in (DailyCount, ReplyCount):
+        result = cast(CursorResult[Any], session.execute(delete(model).where(model.day < cutoff)))
+        gone += result.rowcount or 0
+    return gone
