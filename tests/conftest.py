@@ -302,3 +302,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for line in bad:
             reporter.write_line(f"  {line}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# The in-process game kit (tests/game/gamekit.py) is a plugin of the whole suite, so its
+# ``judge_in_process`` fixture reaches every module without an import.  It is loaded after this
+# module has run, which matters: the kit imports its mail helpers from here.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "game"))
+pytest_plugins = ["gamekit"]

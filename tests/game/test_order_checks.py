@@ -4,7 +4,7 @@ phase at once."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 
 MASTER = "master@example.org"
 
