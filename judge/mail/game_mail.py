@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from judge.commands.context import Outgoing
 from judge.config import Config
 from judge.core import load_map
-from judge.mail.compose import Composer
+from judge.mail.compose import Composer, make_environment
 from judge.mail.outbox import enqueue
 from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
@@ -51,6 +51,12 @@ def _ending_subject(e: GameEnded) -> str:
     if e.how == "concession" and e.members:
         return f"Concession: {letters(e.members, e.variant)}"
     return "Terminated"
+
+
+def notice_title(e: GameNotice) -> str:
+    """The subject's words of an announcement, as its template sets them (``title``)."""
+    template = make_environment().get_template(f"game/notices/{e.kind}.txt")
+    return str(template.make_module({"event": e}).title)
 
 
 def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
@@ -108,8 +114,8 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
             out.append(Outgoing("game/resumed.txt", list(e.to), _subject(judge_name, e, "Resumed"),
                                 variables, e.game))
         elif isinstance(e, GameNotice):
-            out.append(Outgoing("game/notice.txt", list(e.to), _subject(judge_name, e, e.title),
-                                variables, e.game))
+            out.append(Outgoing("game/notice.txt", list(e.to),
+                                _subject(judge_name, e, notice_title(e)), variables, e.game))
     return out
 
 

@@ -99,11 +99,14 @@ class FormalRepaired(GameEvent):
 
 @dataclass(frozen=True)
 class GameNotice(GameEvent):
-    """Anything else everybody in the game should know: paused, resumed, rolled back …"""
+    """Anything else everybody in the game should know: paused, rolled back, a power left …
+
+    ``kind`` names its template (templates/game/notices/<kind>.txt, which holds the subject's
+    words and the text); ``facts`` are the values that template needs."""
 
     phase: str
-    title: str  # goes into the subject after the phase
-    text: str
+    kind: str
+    facts: dict[str, object] = field(default_factory=dict)
     deadline: datetime | None = None
 
 

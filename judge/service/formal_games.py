@@ -95,16 +95,10 @@ def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Ev
     if formal_state.draws_allowed(game) == allowed:
         return f"Draw votes in {game.name} are already {word.lower()}; nothing changed.", []
     formal_state.store_draws(game, allowed)
-    if allowed:
-        text = (f"The master has switched draw and concession votes on in {game.name}: the "
-                f"game may now also end by agreement (GET DRAWS).")
-    else:
+    if not allowed:
         draws.clear_votes(session, game)
-        text = (f"The master has switched draw and concession votes off in {game.name}: the "
-                f"game ends on victory points after its last year. Every vote cast so far "
-                f"has been cleared.")
     return (f"Draw votes in {game.name} are now {word.lower()}.",
-            [notice(session, game, f"Draws: {word.lower()}", text)])
+            [notice(session, game, "formal_draws", allowed=allowed)])
 
 
 def list_facts(game: Game) -> dict[str, Any] | None:

@@ -335,10 +335,11 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     return events
 
 
-def notice(session: Session, game: Game, title: str, text: str) -> GameNotice:
+def notice(session: Session, game: Game, kind: str, **facts: object) -> GameNotice:
+    """Tell everybody in the game: the template of ``kind`` says it in words."""
     return GameNotice(game=game.name, variant=variant_title(game), to=audience(session, game),
-                      phase=game.phase, title=title, text=text, deadline=clock.deadline_of(game)
-                      if game.state == "active" else None)
+                      phase=game.phase, kind=kind, facts=facts,
+                      deadline=clock.deadline_of(game) if game.state == "active" else None)
 
 
 def parameter_change(session: Session, game: Game, *changes: Change) -> ParameterChanged:
@@ -356,8 +357,7 @@ def pause_game(session: Session, game: Game) -> list[Event]:
         raise GameError(f"{game.name} is {game.state}, not active.")
     game.state = "paused"
     clock.stop_clock(game)
-    return [notice(session, game, "Paused", f"The master has paused {game.name}: no deadline"
-                   " runs until it is resumed.")]
+    return [notice(session, game, "paused")]
 
 
 def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
@@ -389,10 +389,7 @@ def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
     seat.orders = "{}"
     if seat.power is None:
         return []
-    verb = "resigned from" if status == "resigned" else "been ejected from"
-    return [notice(session, game, f"{seat.power.capitalize()} left",
-                   f"The player of {seat.power.capitalize()} has {verb} {game.name}; the power"
-                   " is in civil disorder until the master finds a replacement.")]
+    return [notice(session, game, "player_left", power=seat.power, how=status)]
 
 
 def _holder(session: Session, game: Game, power: str) -> Seat | None:
@@ -410,9 +407,7 @@ def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list
     seat = make_dummy(session, game, power, now)
     if old is not None:
         seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
-    return [notice(session, game, f"{power.capitalize()} is a dummy",
-                   f"The master has made {power.capitalize()} a dummy in {game.name}: it has no"
-                   " player, and the master gives its orders.")]
+    return [notice(session, game, "dummy", power=power)]
 
 
 def replace_player(session: Session, game: Game, power: str, address: str, password: str,
@@ -430,8 +425,7 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     session.add(seat)
     session.flush()
     base = dict(game=game.name, variant=variant_title(game))
-    told = notice(session, game, f"{power.capitalize()} has a new player",
-                  f"The master has given {power.capitalize()} in {game.name} to a new player.")
+    told = notice(session, game, "new_player", power=power)
     # the new player hears it in their own mail (the one mail a new address gets at first)
     told = replace(told, to=tuple(a for a in told.to if a != address))
     events: list[Event] = [

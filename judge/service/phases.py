@@ -282,9 +282,7 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
         s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
     if game.state == "active":
         clock.start_clock(game, now)
-    return [notice(session, game, "Rolled back",
-                   f"The master has rolled {game.name} back to {game.phase}. The orders given"
-                   " for that phase are in place again and may be changed.")]
+    return [notice(session, game, "rolled_back")]
 
 
 def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
@@ -301,9 +299,7 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
     formal_state.restore(game, undone.variant_after)
     events = _enter(session, game, load_position(game.variant, undone.position_after), now,
                     "master", processed=None)
-    return [notice(session, game, "Rolled forward",
-                   f"The master has redone {undone.phase} with its original orders and results;"
-                   f" {game.name} is at {game.phase}.")] + events
+    return [notice(session, game, "rolled_forward", redone=undone.phase)] + events
 
 
 def set_position(session: Session, game: Game, phase: str | None, lines: list[str],
@@ -317,10 +313,8 @@ def set_position(session: Session, game: Game, phase: str | None, lines: list[st
     for s in ordering_seats(session, game):
         s.orders, s.wait = "{}", False
     draws.clear_votes(session, game)
-    counts = ", ".join(f"{p.capitalize()} {n}" for p, n in pos.center_counts().items() if n)
-    return [notice(session, game, "Position",
-                   f"The master has set up the board of {game.name} at {game.phase}.\n"
-                   f"Supply centres: {counts or 'none'}.")]
+    counts = [(power, n) for power, n in pos.center_counts().items() if n]
+    return [notice(session, game, "position", centres=counts)]
 
 
 def snapshots(session: Session, game: Game) -> list[PhaseSnapshot]:
