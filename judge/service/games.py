@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 import re
-import secrets
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Iterable
 
 from sqlalchemy import select

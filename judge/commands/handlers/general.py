@@ -11,7 +11,7 @@ from sqlalchemy import select
 from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import with_privacy
 
-from judge.commands.registry import Role, all_commands, command, positions
+from judge.commands.registry import Role, command, positions
 from judge.service import absences, clock
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
@@ -150,7 +150,3 @@ def draw_facts(ctx: Context, game: Game, identity: object | None, is_master: boo
                  else f"Ended in {result.phase} in a concession to {members}.")
     return dict(draw_mode=mode_name(game), votes=votes, voting=is_master or power is not None,
                 ended=ended)
-
-
-def command_summaries() -> list[tuple[str, str]]:
-    return [(spec.syntax, spec.summary) for spec in all_commands()]
