@@ -19,9 +19,16 @@ class GameEvent:
 
 @dataclass(frozen=True)
 class GameStarted(GameEvent):
+    """``to`` get the players' copy, ``master_to`` the master's, which names every power's
+    address; the players' copy names them only when the game's addresses are public
+    (judge.service.disclosure), and says who plays which power only outside ANONYMOUS games."""
+
     phase: str
     deadline: datetime | None
     assignments: tuple[tuple[str, str], ...]  # (power, address), map order
+    master_to: tuple[str, ...] = ()
+    addresses_public: bool = False
+    anonymous: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,8 @@ class Change:
     ``zone``), ``noclock``, ``rules`` (``names`` now in force), ``max_absence`` (``count``
     days),
     ``absence`` (``power`` will be away from ``starts`` to ``ends``), ``noabsence`` (that
-    absence ended early: ``how`` withdrawn, refused or cancelled).  ``moved``: the current
+    absence ended early: ``how`` withdrawn, refused or cancelled), ``addresses`` (``how``:
+    public or private, SET ADDRESSES).  ``moved``: the current
     deadline moved because of it."""
 
     what: str

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from judge.clock import utcnow
 from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
-from judge.service import clock, formal_state, game_rules, signon_guard
+from judge.service import clock, disclosure, formal_state, game_rules, signon_guard
 from judge.service.errors import GameError
 from judge.service.events import (Change, Event, GameEnded, GameNotice, GameResumed,
                                   GameStarted, ParameterChanged, PowerAssigned, SignonFailures)
@@ -326,9 +326,12 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     assignments = tuple(sorted(((s.power, s.address) for s in players),
                                key=lambda pa: order[pa[0]]))
     base = dict(game=game.name, variant=variant_title(game))
-    events: list[Event] = [GameStarted(**base, to=audience(session, game), phase=game.phase,
-                                       deadline=clock.deadline_of(game),
-                                       assignments=assignments)]  # type: ignore[arg-type]
+    masters = tuple(dict.fromkeys(s.address for s in seats(session, game, "master")))
+    events: list[Event] = [GameStarted(
+        **base, to=tuple(a for a in audience(session, game) if a not in masters),
+        master_to=masters, phase=game.phase, deadline=clock.deadline_of(game),
+        assignments=assignments, addresses_public=disclosure.addresses_public(game),
+        anonymous=disclosure.is_anonymous(game))]  # type: ignore[arg-type]
     for power, address in assignments:
         events.append(PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
                                     deadline=clock.deadline_of(game)))
