@@ -24,7 +24,8 @@ from judge.mail.recipients import screen
 from judge.mail.times import zones_of
 from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
                                   GameResumed, GameStarted, LateNotice, OrdersAwaited,
-                                  ParameterChanged, PhaseProcessed, PowerAssigned, PressSent,
+                                  OrdersByMaster, ParameterChanged, PhaseProcessed,
+                                  PlayerRemoved, PowerAssigned, PressSent,
                                   Reminder, SignonFailures)
 
 
@@ -77,6 +78,15 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
             out.append(Outgoing("game/assigned.txt", list(e.to),
                                 _subject(judge_name, e, f"You are {e.power.capitalize()}"),
                                 variables, e.game))
+        elif isinstance(e, PlayerRemoved):
+            what = {"ejected": "Ejected", "replaced": "Replaced",
+                    "dummy": "Power made a dummy"}[e.how]
+            out.append(Outgoing("game/removed.txt", list(e.to), _subject(judge_name, e, what),
+                                variables, e.game))
+        elif isinstance(e, OrdersByMaster):
+            out.append(Outgoing("game/master_orders.txt", list(e.to),
+                                _subject(judge_name, e, f"Orders for {e.power.capitalize()}"
+                                         " by the master"), variables, e.game))
         elif isinstance(e, Reminder):
             out.append(Outgoing("game/reminder.txt", list(e.to),
                                 _subject(judge_name, e, f"Reminder: {letters(e.powers)}"),

@@ -43,6 +43,29 @@ class PowerAssigned(GameEvent):
 
 
 @dataclass(frozen=True)
+class PlayerRemoved(GameEvent):
+    """Told to one player whom the master took out of the game: ``how`` ejected (EJECT),
+    replaced (REPLACE: the power has a new player) or dummy (DUMMY: the master orders it);
+    ``power`` is None for a player ejected before powers were assigned."""
+
+    power: str | None
+    phase: str
+    how: str
+
+
+@dataclass(frozen=True)
+class OrdersByMaster(GameEvent):
+    """Told to a power's player when the master entered orders for the power (BECOME): the
+    power's orders as they now stand."""
+
+    power: str
+    phase: str
+    deadline: datetime | None
+    orders: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class PhaseProcessed(GameEvent):
     phase: str
     facts: dict = field(hash=False)  # see judge.service.phases.results_facts
@@ -208,6 +231,6 @@ class SignonFailures(GameEvent):
 
 
 
-Event = (GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice
+Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded | Reminder | LateNotice
          | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault | SignonFailures
          | ParameterChanged | GameResumed)

@@ -143,7 +143,8 @@ def eject_command(ctx: Context, cmd: Command) -> None:
     if not found:
         raise CommandError(f"nobody like that plays in {game.name}.")
     events = leave(ctx.session, game, found[0], "ejected")
-    _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}.")
+    _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}. They have"
+              " been told, in a mail of their own.")
     # the power no longer owes orders: the others' may now complete the phase
     ctx.finish_with("ready", game.id)
 

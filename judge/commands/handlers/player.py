@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity
+from judge.commands.identity import Identity, copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
 from judge.mail.addresses import AddressError, checked_address
@@ -96,6 +96,7 @@ def clear_command(ctx: Context, cmd: Command) -> None:
     seat.orders = "{}"
     ctx.answer(cmd.line_no, cmd.text, f"All orders of {seat.power.capitalize()} withdrawn.")  # type: ignore[union-attr]
     ctx.finish_with("orders", seat.id)
+    copy_to_player(ctx, ctx.identity, seat)
 
 
 @command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")
