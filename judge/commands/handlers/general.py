@@ -58,7 +58,7 @@ def signoff_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("LIST", syntax="LIST [<game> [PRIVACY <privacy password>]]", informational=True,
-         secrets=positions(privacy=True), prepare=with_privacy(),
+         secrets=positions(privacy=1), prepare=with_privacy(),
          summary="the games on this judge, or one game")
 def list_command(ctx: Context, cmd: Command) -> None:
     identity = ctx.identity

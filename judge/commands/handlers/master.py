@@ -178,7 +178,7 @@ def dummy_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("REPLACE", roles=Role.MASTER, states=RUNNING,
-         syntax="REPLACE <power> <address> <password>", secrets=positions(2),
+         syntax="REPLACE <power> <address> <password>", secrets=positions(2, rest=True),
          summary="give a power (vacant, a dummy or played) to a new player")
 def replace_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 3 or "@" not in cmd.args[1]:
@@ -228,7 +228,7 @@ def set_rules(ctx: Context, cmd: Command) -> None:
 
 
 @command("SET", "PRIVACY", roles=Role.MASTER, syntax="SET PRIVACY <privacy password>",
-         secrets=positions(0),
+         secrets=positions(0, rest=True),
          summary="make the game private: strangers need this password to see or join it")
 def set_privacy_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1:

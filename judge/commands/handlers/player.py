@@ -31,7 +31,7 @@ def _seat(ctx: Context, power_seat: bool = False) -> Seat:
 
 
 @command("SET", "PASSWORD", roles=Role.SIGNED_ON, syntax="SET PASSWORD <new>",
-         summary="change your password", secrets=positions(0))
+         summary="change your password", secrets=positions(0, rest=True))
 def set_password(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1 or len(cmd.args[0]) > 64:
         raise CommandError("SET PASSWORD needs one word, the new password.")
