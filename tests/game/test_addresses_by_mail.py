@@ -171,3 +171,28 @@ def test_an_anonymous_game_keeps_even_the_powers_players_from_everyone_but_the_m
     assert "Addresses: private; ANONYMOUS: only the master knows who plays which power." \
         in reply
     assert leaks(j) == []
+
+
+def test_a_player_the_master_takes_out_is_told(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    forming_game(j)
+    # while forming, by address: no power yet
+    reply = ok(j, MASTER, f"{M}\nEJECT {ENGLAND}")
+    assert f"Ejected {ENGLAND}. They have been told" in reply
+    (told,) = j.last_broadcasts
+    assert told.to == [ENGLAND] and told.subject == "JUDGE:g - S1901M Ejected"
+    assert "The master of g has ejected you: you no longer play g." in " ".join(told.body.split())
+    ok(j, MASTER, f"{M}\nSTART")
+    # a power given to a new player: the one it is taken from is told, nobody's address shown
+    ok(j, MASTER, f"{M}\nREPLACE France {NEWCOMER} newpw")
+    (replaced,) = [m for m in j.last_broadcasts if m.to == [FRANCE]]
+    assert replaced.subject == "JUDGE:g - S1901M Replaced"
+    assert "has given France to a new player: you no longer play France in g." in \
+        " ".join(replaced.body.split())
+    assert NEWCOMER not in replaced.body
+    # a power made a dummy: its player is told once; the master's orders for it go nowhere
+    ok(j, MASTER, f"{M}\nDUMMY Germany\nBECOME Germany\nA Ber H")
+    assert [m.subject for m in j.last_broadcasts if GERMANY in m.to] == [
+        "JUDGE:g - S1901M Power made a dummy"]
+    assert [m for m in j.last_broadcasts if "Orders for" in m.subject] == []
+    assert leaks(j) == []
