@@ -63,8 +63,9 @@ class Judge:
                 msg = email.message_from_bytes(r.raw, policy=policy.default)
                 sent = Sent(r.recipients.split(","), str(msg["Subject"]),
                             body_of(msg).replace("\r\n", "\n"))
-                # Nobody's copy names the other recipients.
-                assert str(msg["To"]) == ", ".join(sent.to), (msg["To"], sent.to)
+                # Every mail, replies too, is a copy for one reader: nobody's copy names
+                # another address.
+                assert len(sent.to) == 1 and str(msg["To"]) == sent.to[0], (msg["To"], sent.to)
                 # A broadcast (or a reply) is queued as one copy per recipient, one after
                 # another: read the run of identical copies as one mail to all of them.
                 last = out[-1] if out else None
