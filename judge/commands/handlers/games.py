@@ -18,8 +18,6 @@ from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import Preparation, with_privacy
 from judge.commands.registry import Role, command, positions, privacy_keyword
 from judge.config import Config
-from judge.core import load_map
-from judge.core.powers import PowerNameError, find_power
 from judge.mail.game_mail import outgoing_for
 from judge.service import clock, game_rules, signon_guard
 from judge.service.errors import GameError
@@ -129,11 +127,13 @@ def _create_secrets(args: tuple[str, ...]) -> tuple[int, ...]:
 
 def _join_secrets(args: tuple[str, ...]) -> tuple[int, ...]:
     """JOIN <game> <password> [<power>] [PRIVACY <privacy password>]: the password, the
-    privacy password, and anything else but a power's name (more of a mistyped password)."""
+    privacy password, and what cannot be a power (more of a mistyped password): any word
+    after the power, and a "power" with other characters than letters (a misspelt power
+    stays readable, so that the answer can say what is wrong with it)."""
     found = set(positions(1, privacy=2)(args))
     keyword = privacy_keyword(args, 2)
     for i in range(2, len(args) if keyword is None else keyword):
-        if i > 2 or isinstance(find_power(load_map("standard"), args[i]), PowerNameError):
+        if i > 2 or not args[i].isalpha():
             found.add(i)
     return tuple(sorted(found))
 
