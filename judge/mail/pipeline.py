@@ -248,12 +248,14 @@ class Pipeline:
                        attachment: str | None = None) -> None:
         mail = run.mail
         assert mail is not None
-        if not to:
-            return
-        reply = self.composer.reply(to=to, original_subject=mail.subject,
-                                    original_id=mail.message_id, references=mail.references,
-                                    body=body, now=run.now)
-        enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
+        # One copy each, as for every other mail: the sender and a role's registered address
+        # may be different players' (a master signed on as a power), and neither's address is
+        # the other's business.
+        for recipient in to:
+            reply = self.composer.reply(to=[recipient], original_subject=mail.subject,
+                                        original_id=mail.message_id,
+                                        references=mail.references, body=body, now=run.now)
+            enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
 
     # ------------------------------------------------------------------ mail set aside
 

@@ -19,9 +19,16 @@ class GameEvent:
 
 @dataclass(frozen=True)
 class GameStarted(GameEvent):
+    """``to`` get the players' copy, ``master_to`` the master's, which names every power's
+    address; the players' copy names them only when the game's addresses are public
+    (judge.service.disclosure), and says who plays which power only outside ANONYMOUS games."""
+
     phase: str
     deadline: datetime | None
     assignments: tuple[tuple[str, str], ...]  # (power, address), map order
+    master_to: tuple[str, ...] = ()
+    addresses_public: bool = False
+    anonymous: bool = False
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,29 @@ class PowerAssigned(GameEvent):
     phase: str
     deadline: datetime | None
     by_master: bool = False  # a replacement: the master chose the password
+
+
+@dataclass(frozen=True)
+class PlayerRemoved(GameEvent):
+    """Told to one player whom the master took out of the game: ``how`` ejected (EJECT),
+    replaced (REPLACE: the power has a new player) or dummy (DUMMY: the master orders it);
+    ``power`` is None for a player ejected before powers were assigned."""
+
+    power: str | None
+    phase: str
+    how: str
+
+
+@dataclass(frozen=True)
+class OrdersByMaster(GameEvent):
+    """Told to a power's player when the master entered orders for the power (BECOME): the
+    power's orders as they now stand."""
+
+    power: str
+    phase: str
+    deadline: datetime | None
+    orders: tuple[str, ...]
+    missing: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -120,7 +150,8 @@ class Change:
     ``zone``), ``noclock``, ``rules`` (``names`` now in force), ``max_absence`` (``count``
     days),
     ``absence`` (``power`` will be away from ``starts`` to ``ends``), ``noabsence`` (that
-    absence ended early: ``how`` withdrawn, refused or cancelled).  ``moved``: the current
+    absence ended early: ``how`` withdrawn, refused or cancelled), ``addresses`` (``how``:
+    public or private, SET ADDRESSES).  ``moved``: the current
     deadline moved because of it."""
 
     what: str
@@ -203,6 +234,6 @@ class SignonFailures(GameEvent):
 
 
 
-Event = (GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice
+Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded | Reminder | LateNotice
          | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault | SignonFailures
          | ParameterChanged | GameResumed)

@@ -19,10 +19,11 @@ from sqlalchemy.orm import Session
 from judge.clock import utcnow
 from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
-from judge.service import clock, formal_state, game_rules, signon_guard
+from judge.service import clock, disclosure, formal_state, game_rules, signon_guard
 from judge.service.errors import GameError
 from judge.service.events import (Change, Event, GameEnded, GameNotice, GameResumed,
-                                  GameStarted, ParameterChanged, PowerAssigned, SignonFailures)
+                                  GameStarted, ParameterChanged, PlayerRemoved, PowerAssigned,
+                                  SignonFailures)
 from judge.service.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, load_position
 from judge.service.privacy import require_sight
@@ -325,9 +326,12 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     assignments = tuple(sorted(((s.power, s.address) for s in players),
                                key=lambda pa: order[pa[0]]))
     base = dict(game=game.name, variant=variant_title(game))
-    events: list[Event] = [GameStarted(**base, to=audience(session, game), phase=game.phase,
-                                       deadline=clock.deadline_of(game),
-                                       assignments=assignments)]  # type: ignore[arg-type]
+    masters = tuple(dict.fromkeys(s.address for s in seats(session, game, "master")))
+    events: list[Event] = [GameStarted(
+        **base, to=tuple(a for a in audience(session, game) if a not in masters),
+        master_to=masters, phase=game.phase, deadline=clock.deadline_of(game),
+        assignments=assignments, addresses_public=disclosure.addresses_public(game),
+        anonymous=disclosure.is_anonymous(game))]  # type: ignore[arg-type]
     for power, address in assignments:
         events.append(PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
                                     deadline=clock.deadline_of(game)))
@@ -383,12 +387,20 @@ def terminate_game(session: Session, game: Game, now: datetime | None = None) ->
 
 
 def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
-    """A player resigns or is ejected; an assigned power goes into civil disorder."""
+    """A player resigns or is ejected; an assigned power goes into civil disorder.  An
+    ejected player is told so in a mail of their own."""
     seat.status = status
     seat.orders = "{}"
+    told: list[Event] = [removed(game, seat, "ejected")] if status == "ejected" else []
     if seat.power is None:
-        return []
-    return [notice(session, game, "player_left", power=seat.power, how=status)]
+        return told
+    return [notice(session, game, "player_left", power=seat.power, how=status), *told]
+
+
+def removed(game: Game, seat: Seat, how: str) -> PlayerRemoved:
+    """The mail to a player the master took out of ``game`` (``how``: see PlayerRemoved)."""
+    return PlayerRemoved(game=game.name, variant=variant_title(game), to=(seat.address,),
+                         power=seat.power, phase=game.phase, how=how)
 
 
 def _holder(session: Session, game: Game, power: str) -> Seat | None:
@@ -404,9 +416,12 @@ def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list
     if old is not None and old.status == "dummy":
         raise GameError(f"{power.capitalize()} is already a dummy in {game.name}.")
     seat = make_dummy(session, game, power, now)
+    events: list[Event] = []
     if old is not None:
+        if old.status == "active":  # its player is told in a mail of their own
+            events.append(removed(game, old, "dummy"))
         seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
-    return [notice(session, game, "dummy", power=power)]
+    return [notice(session, game, "dummy", power=power), *events]
 
 
 def replace_player(session: Session, game: Game, power: str, address: str, password: str,
@@ -419,6 +434,7 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     seat = Seat(game_id=game.id, kind="power", power=power, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
                 status="active", joined_at=now)
+    dropped = old if old is not None and old.status == "active" else None
     if old is not None:  # the orders given so far stay with the power
         seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
     session.add(seat)
@@ -431,4 +447,6 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
         told,
         PowerAssigned(**base, to=(address,), power=power, phase=game.phase,  # type: ignore[arg-type]
                       deadline=clock.deadline_of(game), by_master=True)]
+    if dropped is not None:  # the player it was taken from is told in a mail of their own
+        events.append(removed(game, dropped, "replaced"))
     return seat, events

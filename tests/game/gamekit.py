@@ -63,13 +63,13 @@ class Judge:
                 msg = email.message_from_bytes(r.raw, policy=policy.default)
                 sent = Sent(r.recipients.split(","), str(msg["Subject"]),
                             body_of(msg).replace("\r\n", "\n"))
-                # Nobody's copy names the other recipients.
-                assert str(msg["To"]) == ", ".join(sent.to), (msg["To"], sent.to)
-                # A broadcast is queued as one copy per recipient, one after another: read the
-                # run of identical copies as one mail to all of them.
+                # Every mail, replies too, is a copy for one reader: nobody's copy names
+                # another address.
+                assert len(sent.to) == 1 and str(msg["To"]) == sent.to[0], (msg["To"], sent.to)
+                # A broadcast (or a reply) is queued as one copy per recipient, one after
+                # another: read the run of identical copies as one mail to all of them.
                 last = out[-1] if out else None
-                if (last and not sent.subject.startswith("Re:")
-                        and (last.subject, last.body) == (sent.subject, sent.body)):
+                if last and (last.subject, last.body) == (sent.subject, sent.body):
                     last.to.extend(sent.to)
                 else:
                     out.append(sent)
