@@ -6,7 +6,7 @@ and removals, and says nothing is missing once the game is over."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
 from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
 from test_order_checks import process
@@ -30,3 +30,38 @@ def test_an_inland_move_that_is_not_adjacent_says_so(judge_in_process: Judge) ->
     # both ends on a coast: a convoy could run if fleets stood there, so convoys are named
     assert "> A Ber-Lon\nError: no convoy could take Berlin to London.\n" in body
     assert "Accepted" not in body
+
+
+# --------------------------------------------------------------------------- abbreviations
+
+# Every word GET ORDERS quotes under ABBREVIATIONS, and what an order naming it is answered
+# (England's fleets in the North Sea and the Norwegian Sea, its army in Yorkshire).
+ABBREVIATIONS = {
+    "Nor": ("F Nwg-Nor", "Accepted: F NWG - NWY"),
+    "Nos": ("F Nwg-Nos", "Accepted: F NWG - NTH"),
+    "Nws": ("F Nth-Nws", "Accepted: F NTH - NWG"),
+    "Nat": ("F Nwg-Nat", "Accepted: F NWG - NAO"),
+    "North": ("F Nwg-North", "Error: ambiguous province 'north': could be North Africa (NAF),"
+              " North Atlantic Ocean (NAO), North Sea (NTH)."),
+    "Sw": ("A Yor-Sw", "Error: ambiguous province 'sw': could be Sweden (SWE),"
+           " Switzerland (SWI)."),
+    "Urk": ("A Yor-Urk", "Error: unknown province 'urk'."),
+}
+
+
+def test_every_abbreviation_the_help_quotes_is_read_as_it_says(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    assigned = start_full_game(j)
+    help_text = j.mail("reader@example.org", "GET ORDERS").body
+    section = help_text.split("ABBREVIATIONS")[1].split("The codes of")[0]
+    quoted = set(re.findall(r'"(\w+)"', section))
+    # the words the help gives as examples to write instead (Nwy, Nth …) are codes, not quoted
+    assert quoted - {"Ukr"} == set(ABBREVIATIONS)
+    assert '"Nor" is Norway' in " ".join(section.split())
+    assert '"North" could be North Africa, the North Atlantic Ocean or the North Sea' \
+        in " ".join(section.split())
+    orders(j, assigned, "ENGLAND", "F Lon-Nth", "F Edi-Nwg", "A Lvp-Yor")
+    process(j, "S1901M")
+    for word, (line, answer) in ABBREVIATIONS.items():
+        body = orders(j, assigned, "ENGLAND", line)
+        assert f"> {line}\n{answer}" in body, (word, body)
