@@ -109,15 +109,10 @@ def order_summary(ctx: Context, seat_id: int) -> None:
     assert game is not None
     s = order_set(position_of(game), seat.power, stored_orders(seat),
                   build_any=game_rules.has(game, "BUILD_ANY"))
-    lines = [f"  {o}" for o in s.orders] or ["  (none)"]
-    if s.repeated:
-        lines.append("Given more than one order, so holding (NO_CHECK): "
-                     + ", ".join(s.repeated) + ".")
-    if s.missing:
-        lines.append("Still without orders: " + ", ".join(s.missing) + ".")
-    else:
-        lines.append("Every unit has an order.")
-    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:", "\n".join(lines))
+    # a vote in this mail may have ended the game: nothing is missing any more
+    over = game.state in ("finished", "terminated")
+    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:",
+             ctx.render("order_summary.txt", orders=s, over=over, game=game.name))
 
 
 def process_when_ready(ctx: Context, game_id: int) -> None:
