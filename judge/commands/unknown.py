@@ -2,9 +2,10 @@
 
 A line whose first word is no command and does not begin like an order (judge.core.orders.
 looks_like_an_order) is a mistyped or unknown command, whether or not the mail has signed on:
-``STATSU`` is answered with the nearest command's name (difflib's similarity ratio, the
-standard library's well-tried fuzzy match), and ``SET VACATION`` -- a known first word with an
-unknown rest -- with the words that may follow ``SET``.
+``LSIT`` is answered with the nearest command's name, LIST (difflib's similarity ratio: the
+standard library's fuzzy match, nothing to maintain), and ``SET VACATION`` -- a known first
+word with an unknown rest -- with the words that may follow ``SET``.  The line is quoted back
+with the passwords of the command it was meant to be masked.
 """
 
 from __future__ import annotations
