@@ -3,7 +3,7 @@ processing, deadlines, repairs."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, player, signon, start_full_game  # noqa: F401
+from gamekit import Judge, player, signon, start_full_game
 
 
 def test_create_join_start_and_first_orders(judge_in_process: Judge) -> None:

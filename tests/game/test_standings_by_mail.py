@@ -5,7 +5,7 @@ line in the table."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process  # noqa: F401
+from gamekit import Judge
 
 DIRECTOR = "director@example.org"
 A, B, C = "a@example.org", "b@example.org", "c@example.org"
