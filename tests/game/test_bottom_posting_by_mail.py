@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gamekit import Judge, judge_in_process, start_full_game  # noqa: F401
+from gamekit import Judge, start_full_game
 from judge.mail.reading import read_body
 
 ATTRIBUTION = "On Mon, 23 Nov 2026 at 10:00, JUDGE <judge@example.org> wrote:"

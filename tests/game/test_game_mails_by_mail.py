@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from gamekit import Judge, POWERS, judge_in_process, player, signon, start_full_game  # noqa: F401
+from gamekit import Judge, POWERS, player, signon, start_full_game
 from test_votes_by_mail import M, MASTER, three_survivors
 
 AUSTRIA_START = ("Your units:\n  Army Budapest\n  Fleet Trieste\n  Army Vienna\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from test_order_checks import process
 
 

@@ -4,7 +4,7 @@ known first word (SET) the words that may follow it; before and after a SIGNON a
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 
 HELP_LINE = "Send HELP for the list of commands.\n"
 SET_OPTIONS = ("ABSENCE, ADDRESS, CLOCK, CONCEDE, DEADLINE, DIAS, DRAW, DRAWS, GRACE,\n"
