@@ -27,6 +27,7 @@ from judge.commands.identity import FINISHERS, Identity
 from judge.commands.parse import MASK, Command, Item, OtherLine, parse_lines
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
+from judge.commands.unknown import answer_unknown
 from judge.mail import recipients
 from judge.service.errors import CountedRefusal, GameError
 from judge.store import counters
@@ -221,7 +222,4 @@ def _other_line(ctx: Context, line: OtherLine) -> None:
     if handler is not None:
         handler(ctx, line)
         return
-    word = line.text.split()[0]
-    ctx.answer(line.line_no, line.text,
-               f'Error: unknown command "{word}". Send HELP for the list of commands'
-               " (orders are read only after a SIGNON).", ok=False)
+    answer_unknown(ctx, line, signed_on=False)

@@ -15,6 +15,10 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import OtherLine
 from judge.commands.registry import Role
+from judge.commands.unknown import answer_unknown
+from judge.core import load_map
+from judge.core.formal.orders import parse_formal_order
+from judge.core.orders import looks_like_an_order
 from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.errors import GameError
@@ -66,6 +70,9 @@ class Identity:
         return f"{(self.power or 'a player').capitalize()} in {self.game_name}"
 
     def handle_order_line(self, ctx: Context, line: OtherLine) -> None:
+        if not self._reads_as_order(ctx, line.text):
+            answer_unknown(ctx, line, signed_on=True)
+            return
         try:
             self._order(ctx, line)
         except GameError as exc:
@@ -78,6 +85,15 @@ class Identity:
             ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
         except CommandError as exc:
             ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
+
+    def _reads_as_order(self, ctx: Context, text: str) -> bool:
+        """Whether a line that is no command begins like an order (a Formal one included) of
+        this game's map; one that does not is a mistyped command, answered as such."""
+        game = ctx.session.get(Game, self.game_id)
+        if game is None:
+            return True
+        m = load_map(game.variant)
+        return parse_formal_order(m, text) is not None or looks_like_an_order(m, text)
 
     def _order(self, ctx: Context, line: OtherLine) -> None:
         if self.power is None or self.power_seat_id is None:
@@ -122,15 +138,10 @@ def order_summary(ctx: Context, seat_id: int) -> None:
     assert game is not None
     s = order_set(position_of(game), seat.power, stored_orders(seat),
                   build_any=game_rules.has(game, "BUILD_ANY"))
-    lines = [f"  {o}" for o in s.orders] or ["  (none)"]
-    if s.repeated:
-        lines.append("Given more than one order, so holding (NO_CHECK): "
-                     + ", ".join(s.repeated) + ".")
-    if s.missing:
-        lines.append("Still without orders: " + ", ".join(s.missing) + ".")
-    else:
-        lines.append("Every unit has an order.")
-    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:", "\n".join(lines))
+    # a vote in this mail may have ended the game: nothing is missing any more
+    over = game.state in ("finished", "terminated")
+    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:",
+             ctx.render("order_summary.txt", orders=s, over=over, game=game.name))
 
 
 def copy_orders(ctx: Context, seat_id: int) -> None:

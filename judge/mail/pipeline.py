@@ -233,6 +233,7 @@ class Pipeline:
         mail = run.mail
         assert mail is not None
         body = self.composer.render("reply.txt", answers=ctx.answers, problems=mail.problems,
+                                    quoted=mail.quoted,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:

@@ -25,7 +25,7 @@ from judge.service import clock, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, GameResumed
 from judge.service.games import audience, notice, rules_of, variant_title
-from judge.service.positions import load_position
+from judge.service.positions import final_centres, load_position
 from judge.service.results import record_result, result_of, clear_result
 from judge.store.models import DrawVote, Game
 
@@ -198,7 +198,7 @@ def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=game.phase, how=outcome.kind, members=tuple(
                           p for p in pos.map.powers if p in outcome.members),
-                      reason=outcome.reason)]
+                      reason=outcome.reason, centres=final_centres(pos))]
 
 
 def _after_vote(session: Session, game: Game, now: datetime, text: str) -> Cast:

@@ -40,6 +40,9 @@ class PowerAssigned(GameEvent):
     phase: str
     deadline: datetime | None
     by_master: bool = False  # a replacement: the master chose the password
+    units: tuple[str, ...] = ()  # the power's units now ("Army Vienna"), map order
+    homes: tuple[str, ...] = ()  # its home centres' names, alphabetical
+    centres: tuple[str, ...] = ()  # the centres it owns now, alphabetical
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ class GameEnded(GameEvent):
     reason: str = ""  # why a vote passed, never whose vote it was
     # Formal Diplomacy: the victory points at the end, most first (empty for other games)
     points: tuple[tuple[str, int], ...] = ()
+    # the supply centres each power owns at the end (every power, map order)
+    centres: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

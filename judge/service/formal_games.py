@@ -23,6 +23,7 @@ from judge.service import clock, draws, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded
 from judge.service.games import audience, notice, variant_title
+from judge.service.positions import final_centres
 from judge.service.results import record_result
 from judge.store.models import Game
 
@@ -81,7 +82,7 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=played, how="victory", winner=winners[0], members=winners,
                       reason=f"the most victory points after the Fall of {state.last_year}",
-                      points=vp_table(pos.map, state))]
+                      points=vp_table(pos.map, state), centres=final_centres(pos))]
 
 
 def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Event]]:

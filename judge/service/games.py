@@ -25,7 +25,7 @@ from judge.service.events import (Change, Event, GameEnded, GameNotice, GameResu
                                   GameStarted, ParameterChanged, PlayerRemoved, PowerAssigned,
                                   SignonFailures)
 from judge.service.passwords import UNUSABLE, check_password, hash_password
-from judge.service.positions import dump_position, load_position
+from judge.service.positions import dump_position, final_centres, holdings, load_position
 from judge.service.privacy import require_sight
 from judge.service.results import record_result
 from judge.store.models import Game, Seat
@@ -332,9 +332,11 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
         master_to=masters, phase=game.phase, deadline=clock.deadline_of(game),
         assignments=assignments, addresses_public=disclosure.addresses_public(game),
         anonymous=disclosure.is_anonymous(game))]  # type: ignore[arg-type]
+    pos = load_position(game.variant, game.position)
     for power, address in assignments:
         events.append(PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
-                                    deadline=clock.deadline_of(game)))
+                                    deadline=clock.deadline_of(game),
+                                    **holdings(pos, power)))  # type: ignore[arg-type]
     return events
 
 
@@ -377,13 +379,15 @@ def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
 def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:
     if game.state in ("finished", "terminated"):
         raise GameError(f"{game.name} is already over.")
+    centres: tuple[tuple[str, int], ...] = ()
     if game.state != "forming":  # a game that never started has no result to record
-        record_result(session, game, "ended", (), game.phase,
-                      load_position(game.variant, game.position), now or utcnow())
+        pos = load_position(game.variant, game.position)
+        record_result(session, game, "ended", (), game.phase, pos, now or utcnow())
+        centres = final_centres(pos)
     game.state = "terminated"
     clock.stop_clock(game)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
-                      phase=game.phase, how="terminated")]
+                      phase=game.phase, how="terminated", centres=centres)]
 
 
 def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
@@ -446,7 +450,8 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     events: list[Event] = [
         told,
         PowerAssigned(**base, to=(address,), power=power, phase=game.phase,  # type: ignore[arg-type]
-                      deadline=clock.deadline_of(game), by_master=True)]
+                      deadline=clock.deadline_of(game), by_master=True,
+                      **holdings(load_position(game.variant, game.position), power))]
     if dropped is not None:  # the player it was taken from is told in a mail of their own
         events.append(removed(game, dropped, "replaced"))
     return seat, events

@@ -23,7 +23,8 @@ from judge.service.events import Event, GameEnded, PhaseProcessed
 from judge.service.games import (audience, dummy_seats, notice, ordering_seats, seats,
                                  variant_title)
 from judge.service.orders import order_set, orders_for_adjudication, owed, stored_orders
-from judge.service.positions import dump_position, load_position, parse_position_block
+from judge.service.positions import (dump_position, final_centres, load_position,
+                                     parse_position_block)
 from judge.service.results import clear_result, eliminated_between, record_result
 from judge.store.models import Game, PhaseSnapshot, Seat
 
@@ -250,7 +251,7 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
                                      else None, reason=reason))
     if winner:
         events.append(GameEnded(**base, phase=played, how="victory",  # type: ignore[arg-type]
-                                winner=found[0], members=found))
+                                winner=found[0], members=found, centres=final_centres(pos)))
     return events + ended
 
 

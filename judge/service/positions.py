@@ -93,3 +93,18 @@ def parse_position_block(m: Map, phase: str, lines: list[str]) -> Position:
         return make_position(m, phase, units, centers)
     except InputError as exc:
         raise GameError(str(exc)) from None
+
+
+def final_centres(pos: Position) -> tuple[tuple[str, int], ...]:
+    """The supply centres each power owns, every power in map order (the end of a game)."""
+    return tuple(pos.center_counts().items())
+
+
+def holdings(pos: Position, power: str) -> dict[str, tuple[str, ...]]:
+    """What a power has on the board, for the mail that gives it to a player: its units
+    (``"Army Vienna"``, map order), its home centres and the centres it owns (names)."""
+    m = pos.map
+    names = m.provinces
+    return dict(units=tuple(u.text(m) for u in pos.units_of(power)),
+                homes=tuple(sorted(names[c].name for c in m.powers[power].home_centers)),
+                centres=tuple(sorted(names[c].name for c in pos.centers.get(power, ()))))

@@ -18,6 +18,7 @@ from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import Preparation, with_privacy
 from judge.commands.registry import Role, command, positions, privacy_keyword
 from judge.config import Config
+from judge.core import load_map
 from judge.mail.game_mail import outgoing_for
 from judge.service import clock, game_rules, signon_guard
 from judge.service.errors import GameError
@@ -402,6 +403,24 @@ def history_command(ctx: Context, cmd: Command) -> None:
         press=press, unplayed_press=unplayed, phase_asked=phase, **ctx.template_vars()))
 
 
+def _power_rows(session: Session, game: Game) -> list[tuple[str, str, int]]:
+    """One row per power that has had a seat, in the variant's order: the power, the status
+    of the seat that holds it now (a played or dummy seat, else the last one), and how many
+    seats held it before."""
+    held: dict[str, list[Seat]] = {}
+    for seat in session.query(Seat).filter_by(game_id=game.id, kind="power").order_by(Seat.id):
+        if seat.power:
+            held.setdefault(seat.power, []).append(seat)
+    rows = []
+    for power in load_map(game.variant).powers:
+        seats = held.get(power)
+        if not seats:
+            continue
+        now = next((s for s in reversed(seats) if s.status in ("active", "dummy")), seats[-1])
+        rows.append((power.capitalize(), now.status, len(seats) - 1))
+    return rows
+
+
 @command("SUMMARY", syntax="SUMMARY <game> [PRIVACY <privacy password>]",
          summary="a short summary of a game's course", informational=True,
          secrets=positions(privacy=1), prepare=with_privacy())
@@ -415,10 +434,7 @@ def summary_command(ctx: Context, cmd: Command) -> None:
         facts = json.loads(s.results)
         if facts["centers"]:
             years.append((s.phase, [(p, len(c)) for p, c in facts["centers"]]))
-    players = [(s.power.capitalize(), s.status) for s in
-               ctx.session.query(Seat).filter_by(game_id=game.id, kind="power")
-               .order_by(Seat.id) if s.power]
     ctx.answer(cmd.line_no, cmd.text, ctx.render(
-        "game/summary.txt", game=game, years=years, players=players,
+        "game/summary.txt", game=game, years=years, players=_power_rows(ctx.session, game),
         winner=game.winner, **ctx.template_vars()))
 
