@@ -1,6 +1,7 @@
 """Compose every mail the judge writes: Jinja2 templates in, RFC 5322 messages out.
 
-Headers follow the classic Judge (docs/mail-format.md): Message-ID, Date, From, ``Re:`` subjects with In-Reply-To and
+Headers follow the classic Judge (docs/mail-format.md): Message-ID, Date, From, ``Re:`` subjects
+with In-Reply-To and
 References for replies, and ``Auto-Submitted`` on everything (``auto-replied`` for replies,
 ``auto-generated`` for broadcasts) so other robots leave the judge alone.
 
