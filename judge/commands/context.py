@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sqlalchemy.orm import Session
 
@@ -18,6 +18,9 @@ from judge.config import Config
 from judge.mail.reading import ReadMail
 from judge.mail.times import written
 from judge.store.models import Seat
+
+if TYPE_CHECKING:  # identity builds on this module
+    from judge.commands.identity import Identity
 
 
 @dataclass
@@ -58,7 +61,7 @@ class Context:
     answers: list[Answer] = field(default_factory=list)
     outgoing: list[Outgoing] = field(default_factory=list)
     # Who the mail has signed on as; set by SIGNON (or CREATE, for the master).
-    identity: Any = None
+    identity: Identity | None = None
     # Set when an error must stop the rest of the mail (a failed SIGNON).
     halted: str | None = None
     # Registered addresses of the roles signed on: they get the reply too.
@@ -96,9 +99,17 @@ class Context:
             self.finishers.append(key)
 
     @property
+    def signed_on(self) -> Identity:
+        """Who this mail signed on as, for a command only a signed-on role may use (the
+        executor checks the role before the command runs)."""
+        if self.identity is None:
+            raise AssertionError("a command for signed-on roles ran without a SIGNON")
+        return self.identity
+
+    @property
     def zone(self) -> str | None:
         """The zone the reply writes times in: that of the role signed on (SET ZONE)."""
-        seat_id = getattr(self.identity, "seat_id", None)
+        seat_id = self.identity.seat_id if self.identity is not None else None
         seat = self.session.get(Seat, seat_id) if seat_id else None
         return seat.zone if seat is not None else None
 

@@ -218,8 +218,7 @@ def _refusal(ctx: Context, cmd: Command) -> str | None:
 
 
 def _other_line(ctx: Context, line: OtherLine) -> None:
-    handler = getattr(ctx.identity, "handle_order_line", None)
-    if handler is not None:
-        handler(ctx, line)
+    if ctx.identity is not None:
+        ctx.identity.handle_order_line(ctx, line)
         return
     answer_unknown(ctx, line, signed_on=False)

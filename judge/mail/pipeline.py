@@ -73,7 +73,7 @@ def games_of(context: Context | None) -> str:
     """The games a processed mail touched, for the log: ``-`` when none."""
     names: list[str] = []
     identity = context.identity if context else None
-    if identity is not None and getattr(identity, "game_name", None):
+    if identity is not None and identity.game_name:
         names.append(identity.game_name)
     for out in (context.outgoing if context else []):
         if out.game and out.game not in names:

@@ -12,7 +12,6 @@ from typing import Callable
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import outgoing_for
@@ -25,7 +24,7 @@ VoteAction = Callable[[Context, Game, str, Command], Cast]
 
 
 def _voter(ctx: Context, name: str) -> tuple[Game, str]:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     if identity.role & Role.MASTER:
         raise CommandError(f"only the surviving powers vote on draws and concessions; the "
                            f"master of {identity.game_name} does not vote, even after BECOME "
@@ -90,7 +89,7 @@ def _set_mode(nodias: bool) -> None:
 
     def handler(ctx: Context, cmd: Command) -> None:
         _no_args(cmd)
-        identity: Identity = ctx.identity
+        identity = ctx.signed_on
         game = lock_game(ctx.session, identity.game_id)
         text, events = draws.set_nodias(ctx.session, game, nodias)
         ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import outgoing_for
@@ -25,7 +24,7 @@ from judge.store.models import Game
 def set_draws_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1 or cmd.args[0].upper() not in ("ON", "OFF"):
         raise CommandError("SET DRAWS takes ON or OFF.")
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     text, events = set_draws(ctx.session, game, cmd.args[0].upper() == "ON")
     ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
@@ -48,7 +47,7 @@ def _two_powers(ctx: Context, cmd: Command, game: Game) -> tuple[str, str]:
 
 
 def _war_command(ctx: Context, cmd: Command, at_war: bool) -> None:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     a, b = _two_powers(ctx, cmd, game)
     event = set_war(ctx.session, game, a, b, at_war)
@@ -73,7 +72,7 @@ def set_peace_command(ctx: Context, cmd: Command) -> None:
 def set_sphere_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) < 2:
         raise CommandError("SET SPHERE needs a power and a province, e.g. SET SPHERE F Bel.")
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     power = power_named(game, cmd.args[0])
     event = set_sphere(ctx.session, game, power, " ".join(cmd.args[1:]))
@@ -87,7 +86,7 @@ def set_sphere_command(ctx: Context, cmd: Command) -> None:
 def set_nosphere_command(ctx: Context, cmd: Command) -> None:
     if not cmd.args:
         raise CommandError("SET NOSPHERE needs a province, e.g. SET NOSPHERE Bel.")
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     event = set_sphere(ctx.session, game, None, cmd.rest)
     _repair(ctx, cmd, event, f"{event.province} is no longer a sphere of influence.")
@@ -98,7 +97,7 @@ def set_nosphere_command(ctx: Context, cmd: Command) -> None:
 def set_points_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 2 or not cmd.args[1].lstrip("+-").isdigit():
         raise CommandError("SET POINTS needs a power and a whole number, e.g. SET POINTS F 12.")
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     power = power_named(game, cmd.args[0])
     event = set_points(ctx.session, game, power, int(cmd.args[1]))

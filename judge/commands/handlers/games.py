@@ -375,7 +375,7 @@ def _visible_game(ctx: Context, name: str, privacy: str | None, what: str) -> Ga
     """The game named, if this mail may see it (a private game: signed on, or PRIVACY)."""
     game = find_game(ctx.session, name)
     require_sight(ctx.session, game, ctx.now, password=privacy, sender=ctx.mail.sender,
-                  signed_on_to=getattr(ctx.identity, "game_id", None),
+                  signed_on_to=ctx.identity.game_id if ctx.identity is not None else None,
                   what=what.format(game=game.name))
     return game
 

@@ -69,7 +69,7 @@ def list_command(ctx: Context, cmd: Command) -> None:
         raise CommandError("LIST takes at most a game name (and, for a private game, PRIVACY"
                            " and its privacy password).")
     if args or identity is not None:
-        found = (find_game(ctx.session, args[0]) if args
+        found = (find_game(ctx.session, args[0]) if args or identity is None
                  else ctx.session.get(Game, identity.game_id))
         assert found is not None  # a signed-on mail's game exists
         game = found
@@ -106,9 +106,9 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
             else "playing"
         if seat is not None and game.state == "active" and owed(pos, power, build_any=build_any):
             done = order_set(pos, power, stored_orders(seat), build_any=build_any).complete
-            if is_master or getattr(identity, "power", None) == power:
+            if is_master or (identity is not None and identity.power == power):
                 status = "orders complete" if done else "orders missing"
-            if seat.wait and (is_master or getattr(identity, "power", None) == power):
+            if seat.wait and (is_master or (identity is not None and identity.power == power)):
                 status += ", waiting"
         rows.append((power.capitalize(), counts[power], len(pos.units_of(power)), status,
                      seat.address if (seat and shown) else ""))
@@ -147,12 +147,12 @@ def _absent(who: str, shown: bool) -> str:
     return who if shown else "A player"
 
 
-def draw_facts(ctx: Context, game: Game, identity: object | None, is_master: bool) -> dict:
+def draw_facts(ctx: Context, game: Game, identity: Identity | None, is_master: bool) -> dict:
     """How the game votes, how it ended, and the votes LIST may show: a player's own, or
     (master) everybody's -- votes are secret."""
     from judge.service.draws import mode_name, votes_shown
     from judge.service.results import result_of
-    power = getattr(identity, "power", None) if identity is not None else None
+    power = identity.power if identity is not None else None
     votes = (votes_shown(ctx.session, game, power, is_master)
              if is_master or power is not None else [])
     result = result_of(ctx.session, game)

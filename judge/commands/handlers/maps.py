@@ -32,7 +32,7 @@ def _orders_shown(ctx: Context, game: Game) -> tuple[dict[str, list[str]], str]:
         orders = {s.power: list(stored_orders(s).values())
                   for s in ordering_seats(ctx.session, game) if s.power}
         return {p: o for p, o in orders.items() if o}, "orders received so far"
-    power = getattr(identity, "power", None)
+    power = identity.power
     if identity.role & Role.POWER and power:
         mine = [s for s in ordering_seats(ctx.session, game) if s.power == power]
         given = list(stored_orders(mine[0]).values()) if mine else []

@@ -16,7 +16,6 @@ from sqlalchemy.orm import Session
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.handlers.games import solitaire_privacy_text
-from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
 from judge.mail.addresses import AddressError, checked_address
@@ -40,7 +39,7 @@ REPAIRABLE = frozenset({"active", "paused", "finished"})
 
 
 def _game(ctx: Context) -> Game:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     return lock_game(ctx.session, identity.game_id)
 
 
@@ -123,7 +122,7 @@ def become_command(ctx: Context, cmd: Command) -> None:
     if seat is None:
         # Nobody plays it: it becomes a dummy, ordered by the master.
         seat = make_dummy(ctx.session, game, power, ctx.now)
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     identity.role = Role.MASTER | Role.POWER
     identity.power, identity.power_seat_id = power, seat.id
     ctx.answer(cmd.line_no, cmd.text, f"You now act as {power.capitalize()} in {game.name}.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity, copy_to_player
+from judge.commands.identity import copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
 from judge.mail.addresses import AddressError, checked_address
@@ -19,7 +19,7 @@ PLAYING = frozenset({"active", "paused"})
 
 
 def _seat(ctx: Context, power_seat: bool = False) -> Seat:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     seat_id = identity.power_seat_id if power_seat else identity.seat_id
     seat = ctx.session.get(Seat, seat_id) if seat_id else None
     # a dummy power is the master's to order (BECOME)
@@ -96,7 +96,7 @@ def clear_command(ctx: Context, cmd: Command) -> None:
     seat.orders = "{}"
     ctx.answer(cmd.line_no, cmd.text, f"All orders of {seat.power.capitalize()} withdrawn.")  # type: ignore[union-attr]
     ctx.finish_with("orders", seat.id)
-    copy_to_player(ctx, ctx.identity, seat)
+    copy_to_player(ctx, ctx.signed_on, seat)
 
 
 @command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")

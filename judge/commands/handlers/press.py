@@ -28,7 +28,7 @@ NOT_OVER = frozenset({"forming", "active", "paused"})
 
 
 def _send(ctx: Context, cmd: Command, broadcast_command: bool) -> None:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     seat = ctx.session.get(Seat, identity.seat_id)
     if seat is None:
@@ -71,7 +71,7 @@ def _setting(words: str, summary: str, change: Setting, done: str,
     def handler(ctx: Context, cmd: Command) -> None:
         if cmd.args:
             raise CommandError(f"{words} takes nothing after it.")
-        identity: Identity = ctx.identity
+        identity = ctx.signed_on
         game = lock_game(ctx.session, identity.game_id)
         ctx.outgoing.extend(outgoing_for(change(ctx, game), ctx.config.judge.name))
         ctx.answer(cmd.line_no, cmd.text, done.format(game=game.name))

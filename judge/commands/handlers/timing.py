@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import outgoing_for
@@ -31,7 +30,7 @@ _DURATION_FIELDS = {"M": "movement_seconds", "R": "retreat_seconds", "A": "adjus
 
 
 def _game(ctx: Context) -> Game:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     return lock_game(ctx.session, identity.game_id)
 
 
@@ -140,7 +139,7 @@ def set_zone(ctx: Context, cmd: Command) -> None:
     if zone is None:
         raise CommandError(f'"{cmd.args[0]}" is not a time zone the judge knows (write e.g.'
                            " Europe/Paris, America/New_York, UTC or +01:00).")
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     seat = ctx.session.get(Seat, identity.seat_id)
     if seat is None or seat.status != "active":
         raise CommandError("you have no place in this game any more.")
@@ -152,7 +151,7 @@ def set_zone(ctx: Context, cmd: Command) -> None:
 
 
 def _player_seat(ctx: Context) -> Seat:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     seat = ctx.session.get(Seat, identity.power_seat_id or identity.seat_id)
     if seat is None or seat.kind != "power" or seat.status != "active":
         raise CommandError("only a power's player announces an absence (the master of a"
@@ -203,7 +202,7 @@ def set_absence(ctx: Context, cmd: Command) -> None:
          syntax="SET NOABSENCE [<power>]", aliases=(("SET", "NO", "ABSENCE"),),
          summary="withdraw your absence (the master: refuse or cancel a power's)")
 def set_noabsence(ctx: Context, cmd: Command) -> None:
-    identity: Identity = ctx.identity
+    identity = ctx.signed_on
     if len(cmd.args) > 1:
         raise CommandError("SET NOABSENCE takes at most a power (the master's).")
     if cmd.args:
