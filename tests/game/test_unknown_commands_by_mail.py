@@ -7,10 +7,10 @@ from __future__ import annotations
 from gamekit import Judge, signon, start_full_game
 
 HELP_LINE = "Send HELP for the list of commands.\n"
-SET_OPTIONS = ("ABSENCE, ADDRESS, CLOCK, CONCEDE, DEADLINE, DIAS, DRAW, DRAWS, GRACE,\n"
-               "GREY, MAP, MAX ABSENCE, NO OBSERVER PRESS, NOABSENCE, NOCONCEDE, NODIAS,\n"
-               "NODRAW, NOGREY, NOPRIVACY, NOSPHERE, NOWAIT, OBSERVER PRESS, PASSWORD,\n"
-               "PEACE, POINTS, PRIVACY, RULES, SPHERE, WAIT, WAR, ZONE.")
+SET_OPTIONS = ("ABSENCE, ADDRESS, ADDRESSES, CLOCK, CONCEDE, DEADLINE, DIAS, DRAW,\n"
+               "DRAWS, GRACE, GREY, MAP, MAX ABSENCE, NO OBSERVER PRESS, NOABSENCE,\n"
+               "NOCONCEDE, NODIAS, NODRAW, NOGREY, NOPRIVACY, NOSPHERE, NOWAIT, OBSERVER\n"
+               "PRESS, PASSWORD, PEACE, POINTS, PRIVACY, RULES, SPHERE, WAIT, WAR, ZONE.")
 
 
 def test_unknown_commands_after_a_signon(judge_in_process: Judge) -> None:
