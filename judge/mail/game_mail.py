@@ -57,7 +57,7 @@ def _ending_subject(e: GameEnded) -> str:
 def notice_title(e: GameNotice) -> str:
     """The subject's words of an announcement, as its template sets them (``title``)."""
     template = make_environment().get_template(f"game/notices/{e.kind}.txt")
-    return str(template.make_module({"event": e}).title)
+    return str(vars(template.make_module({"event": e}))["title"])
 
 
 def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:

@@ -11,7 +11,7 @@ import random
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Iterable
+from typing import Any, Iterable, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -323,20 +323,20 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     # Powers nobody plays are vacant, in civil disorder: their units hold, their builds are
     # waived, and the game never waits for them.
     order = {p: i for i, p in enumerate(m.powers)}
-    assignments = tuple(sorted(((s.power, s.address) for s in players),
+    assignments = tuple(sorted(((cast(str, s.power), s.address) for s in players),
                                key=lambda pa: order[pa[0]]))
-    base = dict(game=game.name, variant=variant_title(game))
+    base: dict[str, Any] = dict(game=game.name, variant=variant_title(game))
     masters = tuple(dict.fromkeys(s.address for s in seats(session, game, "master")))
     events: list[Event] = [GameStarted(
         **base, to=tuple(a for a in audience(session, game) if a not in masters),
         master_to=masters, phase=game.phase, deadline=clock.deadline_of(game),
         assignments=assignments, addresses_public=disclosure.addresses_public(game),
-        anonymous=disclosure.is_anonymous(game))]  # type: ignore[arg-type]
+        anonymous=disclosure.is_anonymous(game))]
     pos = load_position(game.variant, game.position)
     for power, address in assignments:
         events.append(PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
                                     deadline=clock.deadline_of(game),
-                                    **holdings(pos, power)))  # type: ignore[arg-type]
+                                    **holdings(pos, power)))
     return events
 
 
@@ -443,13 +443,13 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
         seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
     session.add(seat)
     session.flush()
-    base = dict(game=game.name, variant=variant_title(game))
+    base: dict[str, Any] = dict(game=game.name, variant=variant_title(game))
     told = notice(session, game, "new_player", power=power)
     # the new player hears it in their own mail (the one mail a new address gets at first)
     told = replace(told, to=tuple(a for a in told.to if a != address))
     events: list[Event] = [
         told,
-        PowerAssigned(**base, to=(address,), power=power, phase=game.phase,  # type: ignore[arg-type]
+        PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
                       deadline=clock.deadline_of(game), by_master=True,
                       **holdings(load_position(game.variant, game.position), power))]
     if dropped is not None:  # the player it was taken from is told in a mail of their own

@@ -7,10 +7,18 @@ from __future__ import annotations
 from gamekit import Judge, signon, start_full_game
 
 HELP_LINE = "Send HELP for the list of commands.\n"
-SET_OPTIONS = ("ABSENCE, ADDRESS, ADDRESSES, CLOCK, CONCEDE, DEADLINE, DIAS, DRAW,\n"
-               "DRAWS, GRACE, GREY, MAP, MAX ABSENCE, NO OBSERVER PRESS, NOABSENCE,\n"
-               "NOCONCEDE, NODIAS, NODRAW, NOGREY, NOPRIVACY, NOSPHERE, NOWAIT, OBSERVER\n"
-               "PRESS, PASSWORD, PEACE, POINTS, PRIVACY, RULES, SPHERE, WAIT, WAR, ZONE.")
+def _set_options() -> str:
+    """What may follow SET, from the command registry, as the answer wraps it."""
+    import textwrap
+
+    import judge.commands.handlers  # noqa: F401  (registers the commands)
+    from judge.commands.registry import all_commands
+    words = sorted(" ".join(c.words[1:]) for c in all_commands()
+                   if c.words[0] == "SET" and len(c.words) > 1)
+    return textwrap.fill(", ".join(words), 72) + "."
+
+
+SET_OPTIONS = _set_options()
 
 
 def test_unknown_commands_after_a_signon(judge_in_process: Judge) -> None:

@@ -262,7 +262,7 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
                                                               status="active"))
     text = f"You have joined {game.name} ({joined} player{'s' if joined != 1 else ''} so far)."
     if events:
-        text += f"\nThe game is full and has started; your power is {seat.power.capitalize()}."
+        text += f"\nThe game is full and has started; your power is {str(seat.power).capitalize()}."
         ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
     else:
         text += " Powers are assigned when the game starts; you will be told yours."
