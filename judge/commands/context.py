@@ -33,6 +33,9 @@ class Answer:
     ok: bool = True
     # A note the judge adds after the lines (e.g. a power's full order set), not a line read.
     note: bool = False
+    # The seat of the role it was given as (a note: the seat it is about), None before any
+    # SIGNON: a role's registered address is copied only its own role's answers.
+    seat: int | None = None
 
 
 @dataclass
@@ -64,8 +67,10 @@ class Context:
     identity: Identity | None = None
     # Set when an error must stop the rest of the mail (a failed SIGNON).
     halted: str | None = None
-    # Registered addresses of the roles signed on: they get the reply too.
+    # Registered addresses of the roles signed on: they get the reply too, each only the
+    # answers given as the roles (seat ids) it is registered for (reply_seats).
     reply_also: list[str] = field(default_factory=list)
+    reply_seats: dict[str, list[int]] = field(default_factory=dict)
     # Work to do once every line is executed, once per mail whatever asked for it: the order
     # summary of a power (``orders:<seat id>``), the copy of a power's orders the master
     # gave to its player (``copy:<seat id>``), the check whether a game's phase can be
@@ -88,10 +93,27 @@ class Context:
     order_keys: dict[int, set[str]] = field(default_factory=dict)
 
     def answer(self, line_no: int, text: str, response: str, ok: bool = True) -> None:
-        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok))
+        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok,
+                                   seat=getattr(self.identity, "seat_id", None)))
 
-    def note(self, text: str, response: str) -> None:
-        self.answers.append(Answer(0, text, response.rstrip("\n"), True, note=True))
+    def note(self, text: str, response: str, seat: int | None = None) -> None:
+        self.answers.append(Answer(0, text, response.rstrip("\n"), True, note=True, seat=seat))
+
+    def copy_to(self, address: str, seat_id: int) -> None:
+        """``address``, registered for the role ``seat_id``, gets a copy of the reply: the
+        answers given as that role (so that its player sees what was done in its name)."""
+        if address not in self.reply_also:
+            self.reply_also.append(address)
+        seats = self.reply_seats.setdefault(address, [])
+        if seat_id not in seats:
+            seats.append(seat_id)
+
+    def answers_for(self, address: str) -> list[Answer]:
+        """What the copy of the reply to a role's registered address shows: the answers
+        given as its roles, and the notes about none (a game's phase processed).  Nothing
+        said to another role (a master's LIST, with every address) reaches it."""
+        seats = set(self.reply_seats.get(address, ()))
+        return [a for a in self.answers if a.seat in seats or (a.note and a.seat is None)]
 
     def finish_with(self, kind: str, ident: int) -> None:
         key = f"{kind}:{ident}"
@@ -134,6 +156,7 @@ class Context:
         identity = self.identity.saved() if self.identity is not None else None
         return dict(answers=[asdict(a) for a in self.answers], identity=identity,
                     halted=self.halted, reply_also=list(self.reply_also),
+                    reply_seats={k: list(v) for k, v in self.reply_seats.items()},
                     finishers=list(self.finishers), seen=dict(self.seen),
                     mail_to_others=self.mail_to_others,
                     new_recipients=list(self.new_recipients),
@@ -147,6 +170,7 @@ class Context:
                          if state["identity"] else None)
         self.halted = state["halted"]
         self.reply_also = list(state["reply_also"])
+        self.reply_seats = {k: list(v) for k, v in state.get("reply_seats", {}).items()}
         self.finishers = list(state["finishers"])
         self.seen = dict(state["seen"])
         self.mail_to_others = int(state["mail_to_others"])

@@ -141,7 +141,8 @@ def order_summary(ctx: Context, seat_id: int) -> None:
     # a vote in this mail may have ended the game: nothing is missing any more
     over = game.state in ("finished", "terminated")
     ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:",
-             ctx.render("order_summary.txt", orders=s, over=over, game=game.name))
+             ctx.render("order_summary.txt", orders=s, over=over, game=game.name),
+             seat=seat.id)
 
 
 def copy_orders(ctx: Context, seat_id: int) -> None:
@@ -150,7 +151,7 @@ def copy_orders(ctx: Context, seat_id: int) -> None:
     seat = ctx.session.get(Seat, seat_id)
     if seat is None or seat.power is None or seat.status != "active":
         return
-    if seat.address == ctx.mail.sender or seat.address in ctx.reply_also:
+    if seat.address == ctx.mail.sender:  # the reply itself tells them
         return
     game = ctx.session.get(Game, seat.game_id)
     assert game is not None

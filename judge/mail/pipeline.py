@@ -28,7 +28,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.clock import utcnow
-from judge.commands.context import Context
+from judge.commands.context import Answer, Context
 from judge.commands.execute import overflow_answer, run_finishers, run_items
 from judge.commands.parse import Item
 from judge.commands.prepare import Overflow, Preparation, plan, prepare
@@ -232,18 +232,29 @@ class Pipeline:
     def _reply(self, ctx: Context, session: Session, run: Run) -> None:
         mail = run.mail
         assert mail is not None
-        body = self.composer.render("reply.txt", answers=ctx.answers, problems=mail.problems,
+        to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld)
+        for recipient in to:
+            # the sender reads every answer; a role's registered address, those given as it
+            answers = ctx.answers if recipient == mail.sender else ctx.answers_for(recipient)
+            whole = len(answers) == len(ctx.answers)
+            # MAP pictures are drawn when the reply is sent (judge.mail.pictures)
+            self._enqueue_reply(session, run, [recipient], self._reply_body(run, answers),
+                                attachment_text(ctx.pictures) if ctx.pictures and whole
+                                else None)
+
+    def _reply_body(self, run: Run, answers: list[Answer]) -> str:
+        mail = run.mail
+        assert mail is not None
+        body = self.composer.render("reply.txt", answers=answers, problems=mail.problems,
                                     quoted=mail.quoted,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:
             cut = body.encode("utf-8")[:limit].decode("utf-8", "ignore").rpartition("\n")[0]
             body = cut + "\n" + self.composer.render("reply_cut.txt", limit=limit)
-            run.notes.append(f"reply cut at {limit} bytes")
-        to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld)
-        # MAP pictures are drawn when the reply is sent (judge.mail.pictures)
-        self._enqueue_reply(session, run, to, body,
-                            attachment_text(ctx.pictures) if ctx.pictures else None)
+            if f"reply cut at {limit} bytes" not in run.notes:
+                run.notes.append(f"reply cut at {limit} bytes")
+        return body
 
     def _enqueue_reply(self, session: Session, run: Run, to: list[str], body: str,
                        attachment: str | None = None) -> None:

@@ -43,15 +43,20 @@ class Judge:
 
     def mail(self, sender: str, body: str, subject: str = "orders") -> Sent:
         """Send one mail; returns the reply to it (other new mail in ``self.new``)."""
+        replies = self.mail_copies(sender, body, subject)
+        assert len(replies) == 1, [(m.to, m.subject) for m in replies]
+        return replies[0]
+
+    def mail_copies(self, sender: str, body: str, subject: str = "orders") -> list[Sent]:
+        """Send one mail; returns the copies of the reply that differ (the sender's first;
+        a role's registered address reads only what was done as that role)."""
         self.counter += 1
         raw = make_mail(body, sender=sender, subject=subject).as_bytes()
         store_arrivals(self.store, [Arrival(JUDGE_ADDRESS, sender, raw, message_id_of(raw))])
         process_pending(self.store, self.config, Pipeline(self.config))
         out = self.new()
-        replies = [m for m in out if m.subject.startswith("Re:")]
-        assert len(replies) == 1, [m.subject for m in out]
         self.last_broadcasts = [m for m in out if not m.subject.startswith("Re:")]
-        return replies[0]
+        return [m for m in out if m.subject.startswith("Re:")]
 
     def outbox(self, after: int = 0) -> list[Sent]:
         """The queued mails (those with a row id above ``after``), oldest first."""

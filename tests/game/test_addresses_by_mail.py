@@ -196,3 +196,23 @@ def test_a_player_the_master_takes_out_is_told(judge_in_process: Judge) -> None:
         "JUDGE:g - S1901M Power made a dummy"]
     assert [m for m in j.last_broadcasts if "Orders for" in m.subject] == []
     assert leaks(j) == []
+
+
+def test_a_role_s_registered_address_is_copied_only_what_was_done_as_that_role(
+        judge_in_process: Judge) -> None:
+    j = judge_in_process
+    forming_game(j)
+    ok(j, MASTER, f"{M}\nSTART")
+    # the master knows a password for France (one it gave with REPLACE) and signs on as both
+    ok(j, MASTER, f"{M}\nREPLACE France {NEWCOMER} newpw")
+    ok(j, NEWCOMER, "SIGNON Fg newpw\nLIST g")
+    mine, theirs = j.mail_copies(MASTER, f"{M}\nLIST g\nSIGNON Fg newpw\nA Par H")
+    assert mine.to == [MASTER] and theirs.to == [NEWCOMER]
+    assert f"({FRANCE})" not in mine.body and f"({NEWCOMER})" in mine.body
+    assert "> LIST g" in mine.body and "> A Par H" in mine.body
+    # France's player reads what was done as France: not the master's LIST, no address
+    assert theirs.body.startswith(":: Judge: JUDGE\n\n> SIGNON Fg ****\nSigned on as France")
+    assert "> A Par H\nAccepted: A PAR H" in theirs.body and "Orders of France" in theirs.body
+    assert "> LIST g" not in theirs.body and "@" not in theirs.body.replace("judge@", "")
+    assert "2 lines read, 0 errors." in theirs.body
+    assert leaks(j) == []

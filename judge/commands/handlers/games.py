@@ -43,8 +43,7 @@ def sign_on_as(ctx: Context, seat: Seat, game_name: str) -> Identity:
     identity = Identity(_KIND_ROLE[seat.kind], seat.game_id, game_name, seat.id, ctx.session,
                         power=seat.power, power_seat_id=seat.id if seat.power else None)
     ctx.identity = identity
-    if seat.address not in ctx.reply_also:
-        ctx.reply_also.append(seat.address)
+    ctx.copy_to(seat.address, seat.id)
     return identity
 
 

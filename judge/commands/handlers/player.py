@@ -51,8 +51,7 @@ def set_address(ctx: Context, cmd: Command) -> None:
                            " your address was not changed.") from None
     seat = _seat(ctx)
     seat.address = address
-    if address not in ctx.reply_also:
-        ctx.reply_also.append(address)
+    ctx.copy_to(address, seat.id)
     ctx.answer(cmd.line_no, cmd.text, f"Mail for your role now goes to {address}. If that"
                " address has never written to the judge, it gets this reply and nothing"
                " more until a mail from it reaches the judge.")
