@@ -126,6 +126,9 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
         "JUDGE_OUTBOUND_TRANSPORT": f"maildir:{tmp / 'mail'}",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
         "JUDGE_PASSWORD_COST": PASSWORD_COST,
+        # the web view is off unless a test asks for it (tests run side by side: no port
+        # may be fixed)
+        "JUDGE_WEB_LISTEN": "",
     })
     env.update(overrides)
     return env
