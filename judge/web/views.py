@@ -231,9 +231,12 @@ def phase_map_document(session: Session, game: Game, phase: str) -> dict[str, An
 # --------------------------------------------------------------------------- JSON shapes
 
 def _board(text: str) -> dict[str, Any]:
+    """A stored board as the contract writes one: powers and their units sorted."""
     board = json.loads(text)
-    return {"phase": board["phase"], "units": board.get("units", {}),
-            "centers": board.get("centers", {}), "dislodged": board.get("dislodged") or {}}
+    return {"phase": board["phase"],
+            "units": {p: sorted(u) for p, u in sorted(board.get("units", {}).items())},
+            "centers": {p: sorted(c) for p, c in sorted(board.get("centers", {}).items())},
+            "dislodged": dict(sorted((board.get("dislodged") or {}).items()))}
 
 
 def phase_json(session: Session, game: Game, phase: str) -> dict[str, Any]:
@@ -241,10 +244,13 @@ def phase_json(session: Session, game: Game, phase: str) -> dict[str, Any]:
     ``input`` (the board before and the orders given) and its ``output`` (every order's
     result, the board after)."""
     snap = _snapshot(session, game, phase)
-    orders = {p: list(o.values()) for p, o in sorted(json.loads(snap.orders).items()) if o}
+    orders = {p: sorted(o.values()) for p, o in sorted(json.loads(snap.orders).items()) if o}
     picture = phase_document(game, snap)
     after = _board(snap.position_after)
-    results = {p: [{"order": r["order"], "result": r["result"]} for r in rs]
+    # as the contract lists them: the orders as given, then the defaults the judge supplied
+    results = {p: sorted(({"order": r["order"], "result": r["result"]} for r in rs),
+                         key=lambda r, given=orders.get(p, []): (
+                             given.index(r["order"]) if r["order"] in given else len(given)))
                for p, rs in picture["outcome"]["results"].items()}
     played_into = after["phase"]
     return {
