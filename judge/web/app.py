@@ -117,6 +117,7 @@ class WebView:
         app.add_routes([
             web.get("/", self.games_page),
             web.get("/style.css", self.stylesheet),
+            web.get("/favicon.ico", self.no_icon),
             web.get("/games/{name}", self.game_page),
             web.post("/games/{name}/pass", self.take_password),
             web.get("/games/{name}/map.png", self.current_map),
@@ -199,6 +200,10 @@ class WebView:
     async def stylesheet(self, request: web.Request) -> web.Response:
         return web.Response(body=self.style, content_type="text/css", charset="utf-8",
                             headers={"Cache-Control": "public, max-age=3600"})
+
+    async def no_icon(self, request: web.Request) -> web.Response:
+        """Browsers ask for an icon: there is none (and no 404 in the log for it)."""
+        return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
 
     async def games_page(self, request: web.Request) -> web.Response:
         zone, tzq = _zone(request)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import http.client
 import threading
-from dataclasses import dataclass
-from typing import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 from urllib.parse import urlencode
 
 import pytest
@@ -53,6 +53,8 @@ class Web:
 
     judge: Judge
     port: int
+    # (path, status) of every request served, in order: what a browser fetched
+    served: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def base(self) -> str:
@@ -78,11 +80,21 @@ class Web:
             **{k.replace("_", "-"): v for k, v in headers.items()}})
 
 
-def serve_in_thread(view: WebView, port: int) -> Iterator[None]:
+def serve_in_thread(view: WebView, port: int,
+                    served: list[tuple[str, int]]) -> Iterator[None]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    runner = aioweb.AppRunner(view.application(), access_log=None)
+    app = view.application()
+
+    @aioweb.middleware
+    async def record(request: aioweb.Request, handler: Any) -> aioweb.StreamResponse:
+        response = await handler(request)
+        served.append((request.path_qs, response.status))
+        return response
+
+    app.middlewares.insert(0, record)
+    runner = aioweb.AppRunner(app, access_log=None)
 
     async def start() -> None:
         await runner.setup()
@@ -102,8 +114,9 @@ def serve_in_thread(view: WebView, port: int) -> Iterator[None]:
 def web(judge_in_process: Judge) -> Iterator[Web]:
     port = free_port()
     view = WebView(judge_in_process.store, judge_in_process.config)
-    for _ in serve_in_thread(view, port):
-        yield Web(judge_in_process, port)
+    web = Web(judge_in_process, port)
+    for _ in serve_in_thread(view, port, web.served):
+        yield web
 
 
 def signon(j: Judge, power: str, game: str = G) -> str:
