@@ -178,10 +178,13 @@ class WebView:
         """A worker that reads the named game (if visible) and answers with ``make``."""
         name = request.match_info["name"]
         cookies = dict(request.cookies)
+        given = request.query.get("pass")
 
         def work() -> Answer:
             with self.store.reading() as session:
                 try:
+                    if given is not None:
+                        return self._pass_from_link(session, name, given, request.path)
                     game = self._visible(session, name, cookies)
                     return make(session, game)
                 except views.NotFound as exc:
@@ -194,6 +197,16 @@ class WebView:
                     return self.render("private.html", 403, game=exc.args[0], wrong=False,
                                        zone="UTC", tzq="")
         return work
+
+    def _pass_from_link(self, session: Any, name: str, given: str, path: str) -> Answer:
+        """A link from mail with the game's pass: the cookie, and the page without the pass
+        in its address (so that it is neither bookmarked nor shown)."""
+        game = views.find_public_game(session, name)
+        if game.privacy_hash is not None and not passes.pass_is_good(game, given):
+            raise PermissionError(game.name)
+        cookie = ((passes.cookie_name(game), given) if game.privacy_hash is not None
+                  else None)
+        return Answer(303, b"", cookie=cookie, location=path)
 
     # ------------------------------------------------------------------ pages
 

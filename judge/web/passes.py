@@ -4,7 +4,8 @@ A private game's pages need its privacy password, as its mail commands do
 (judge.service.privacy).  The form posts the password once; the judge answers with a *pass*,
 a cookie holding an HMAC of the game's id keyed by the stored privacy hash.  No secret of the
 web server's own is needed (several daemons sharing a database accept each other's passes),
-and a new privacy password (SET PRIVACY) voids every pass given for the old one.
+and a new privacy password (SET PRIVACY) voids every pass given for the old one.  The link
+in mail to those who may see the game (results, LIST) carries the pass as ``?pass=``.
 
 Wrong passwords are counted as the mail's are (judge.store.counters, kind ``privacy``): per
 day, from one client address and from everybody; past the limits no password is checked.
@@ -43,8 +44,11 @@ def pass_is_good(game: Game, given: str | None) -> bool:
     return given is not None and hmac.compare_digest(make_pass(game), given)
 
 
-class TooManyGuesses(Exception):
-    """Too many wrong privacy passwords today: none is checked until tomorrow (UTC)."""
+def link_query(game: Game) -> str:
+    """What a link to a private game's page carries in mail to those who may see it (results
+    to its players, LIST to a mail that signed on or gave the privacy password): its pass,
+    which the page turns into the cookie.  Nothing for a public game."""
+    return "" if game.privacy_hash is None else f"?pass={make_pass(game)}"
 
 
 def _subjects(game: Game, client: str) -> tuple[str, str]:
