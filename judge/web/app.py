@@ -76,6 +76,9 @@ async def guard(request: web.Request, handler: Callable[..., Any]) -> web.Stream
         response = web.Response(status=exc.status, text=f"{exc.status}: {exc.reason}\n",
                                 headers={k: v for k, v in exc.headers.items()
                                          if k not in ("Content-Type", "Content-Length")})
+    except Exception:  # a fault of the judge's: logged, and nothing of it shown
+        log.exception("web view: %s %s failed", request.method, request.path)
+        response = web.Response(status=500, text="500: the judge could not show this page\n")
     if (request.method in ("GET", "HEAD") and response.status == 200
             and isinstance(response, web.Response) and response.body is not None):
         etag = response.headers.get("ETag") or etag_of(bytes(response.body))  # type: ignore[arg-type]

@@ -190,3 +190,17 @@ def test_the_game_page_links_to_its_tournament(web: Web) -> None:
     j = web.judge
     j.mail(MASTER, "CREATE t9 mpw TOURNAMENT cup cuppw")
     assert 'in the tournament <a href="/tournaments/cup">cup</a>' in web.get("/games/t9").text
+
+
+def test_a_fault_is_a_plain_500_with_the_same_headers(web: Web, monkeypatch) -> None:
+    from judge.web import views
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("secret detail of the fault")
+
+    web.judge.mail(MASTER, "CREATE g1 mpw")
+    monkeypatch.setattr(views, "game_view", broken)
+    r = web.get("/games/g1")
+    assert (r.status, r.text) == (500, "500: the judge could not show this page\n")
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert web.get("/").status == 200  # the rest goes on
