@@ -204,3 +204,13 @@ def test_a_fault_is_a_plain_500_with_the_same_headers(web: Web, monkeypatch) -> 
     assert (r.status, r.text) == (500, "500: the judge could not show this page\n")
     assert r.headers["X-Content-Type-Options"] == "nosniff"
     assert web.get("/").status == 200  # the rest goes on
+
+
+def test_a_formal_diplomacy_game_has_its_pages_and_map(web: Web) -> None:
+    j = web.judge
+    start_full_game(j, "fd1", "VARIANT formal")
+    page = web.get("/games/fd1")
+    assert page.status == 200 and "Formal game, active." in page.text
+    png = web.get("/games/fd1/map.png")
+    assert png.status == 200 and png.body.startswith(PNG)
+    assert web.get("/api/v1/games/fd1").status == 200
