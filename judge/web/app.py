@@ -54,6 +54,8 @@ class Answer:
     cookie: tuple[str, str] | None = None
     location: str | None = None
     etag: str | None = None
+    # a private game's: no shared cache (a proxy's) may keep it for others
+    private: bool = False
 
 
 def etag_of(data: bytes) -> str:
@@ -145,9 +147,12 @@ class WebView:
             response = web.Response(status=answer.status, body=answer.body,
                                     content_type=answer.content_type, charset="utf-8"
                                     if answer.content_type != "image/png" else None)
+        scope = "private" if answer.private else "public"
         if answer.etag:
             response.headers["ETag"] = answer.etag
-            response.headers["Cache-Control"] = "public, max-age=60"
+            response.headers["Cache-Control"] = f"{scope}, max-age=60"
+        elif answer.private:
+            response.headers["Cache-Control"] = "private, no-cache"
         if answer.cookie is not None:
             name, value = answer.cookie
             response.set_cookie(name, value, path="/", httponly=True, samesite="Strict",
@@ -189,7 +194,9 @@ class WebView:
                     if given is not None:
                         return self._pass_from_link(session, name, given, request.path)
                     game = self._visible(session, name, cookies)
-                    return make(session, game)
+                    answer = make(session, game)
+                    answer.private = game.privacy_hash is not None
+                    return answer
                 except views.NotFound as exc:
                     return self._error(api, 404, f"{exc}.")
                 except PermissionError as exc:

@@ -149,3 +149,18 @@ def test_wrong_guesses_are_limited_as_by_mail(web: Web) -> None:
     # another client (behind the proxy) is not held up
     assert web.post_form("/games/hidden/pass", {"password": "hush"},
                          X_Real_IP="192.0.2.7").status == 303
+
+
+def test_a_private_games_answers_are_kept_by_no_shared_cache(web: Web) -> None:
+    j = web.judge
+    private_game(j)
+    j.mail(MASTER, "CREATE open mpw")
+    crumb = web.post_form("/games/hidden/pass", {"password": "hush"}).headers[
+        "Set-Cookie"].split(";", 1)[0]
+    assert web.get("/games/hidden", Cookie=crumb).headers["Cache-Control"] == "private, no-cache"
+    assert web.get("/games/hidden/map.png", Cookie=crumb).headers["Cache-Control"] == \
+        "private, max-age=60"
+    assert web.get("/api/v1/games/hidden", Cookie=crumb).headers["Cache-Control"] == \
+        "private, no-cache"
+    assert web.get("/games/open/map.png").headers["Cache-Control"] == "public, max-age=60"
+    assert web.get("/games/open").headers["Cache-Control"] == "no-cache"
