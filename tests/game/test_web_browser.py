@@ -114,7 +114,9 @@ def test_screenshots_for_a_desk_and_a_phone(played: Web, tmp_path: Path) -> None
     """Pictures to look at (docs/images/web-game.png is one): the game on a desk and on a
     phone, the list, a phase.  Each is a picture of the whole window asked for."""
     from PIL import Image
+    played.judge.mail(MASTER, "CREATE hidden mpw PRIVACY hush")
     for name, path, size in (("game.png", f"/games/{G}", "1000,1900"),
+                             ("private.png", "/games/hidden", "390,700"),
                              ("phone.png", f"/games/{G}", "390,2400"),
                              ("list.png", "/", "1000,600"),
                              ("phase.png", f"/games/{G}/phases/S1901M", "1000,1800")):
