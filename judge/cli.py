@@ -105,11 +105,13 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 @click.pass_obj
 def serve(obj: _Obj) -> None:
     """Run the daemon in the foreground: intake, worker, sender."""
-    from judge.daemon import serve as run
+    from judge.daemon import ListenError, serve as run
     config = obj.config
     _open_store(config, create=True).dispose()
     try:
         run(config)
+    except ListenError as exc:
+        _fail(str(exc))
     except OSError as exc:
         _fail(f"cannot listen on {config.intake.listen}: {exc.strerror or exc}")
 

@@ -10,6 +10,7 @@ line, fit to print before a non-zero exit.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from email.headerregistry import Address
@@ -116,6 +117,17 @@ class LimitsSection:
 
 
 @dataclass(frozen=True)
+class WebSection:
+    """The read-only web view and JSON API (judge.web), served by ``judge serve``."""
+
+    # HOST:PORT the pages are served on; empty: no web server
+    listen: str = "127.0.0.1:8080"
+    # the address people reach the pages at (e.g. https://judge.example.org, behind a proxy);
+    # when set, results mails and LIST replies carry a link to the game's page
+    url: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     judge: JudgeSection = field(default_factory=JudgeSection)
     database: DatabaseSection = field(default_factory=DatabaseSection)
@@ -125,6 +137,7 @@ class Config:
     scheduler: SchedulerSection = field(default_factory=SchedulerSection)
     retention: RetentionSection = field(default_factory=RetentionSection)
     limits: LimitsSection = field(default_factory=LimitsSection)
+    web: WebSection = field(default_factory=WebSection)
     source: str = "embedded defaults"
 
     @property
@@ -134,6 +147,18 @@ class Config:
     @property
     def listen_port(self) -> int:
         return _split_listen(self.intake.listen)[1]
+
+    @property
+    def web_address(self) -> tuple[str, int] | None:
+        """Where the web view listens, or None when ``[web] listen`` is empty (turned off)."""
+        if not self.web.listen.strip():
+            return None
+        return _split_listen(self.web.listen, "[web] listen")
+
+    @property
+    def web_url(self) -> str:
+        """``[web] url`` without a trailing slash ('' when not set)."""
+        return self.web.url.rstrip("/")
 
     @property
     def judge_domain(self) -> str:
@@ -213,10 +238,10 @@ def _coerce(value: Any, kind: type, where: str, source: str) -> Any:
     raise ConfigError(f"{source}: {where} must be {kind.__name__}, got {value!r}")
 
 
-def _split_listen(listen: str) -> tuple[str, int]:
+def _split_listen(listen: str, key: str = "[intake] listen") -> tuple[str, int]:
     host, sep, port = listen.rpartition(":")
     if not sep or not port.isdigit() or not (0 <= int(port) <= 65535):
-        raise ConfigError(f"[intake] listen must be HOST:PORT, got {listen!r}")
+        raise ConfigError(f"{key} must be HOST:PORT, got {listen!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -231,6 +256,11 @@ def validate(config: Config) -> None:
     if not config.judge.name.strip() or any(c.isspace() for c in config.judge.name):
         raise ConfigError(f"[judge] name must be one word, got {config.judge.name!r}")
     _split_listen(config.intake.listen)
+    if config.web.listen.strip():
+        _split_listen(config.web.listen, "[web] listen")
+    url = config.web.url
+    if url and (not re.fullmatch(r"https?://[^\s/]+(/[^\s]*)?", url)):
+        raise ConfigError(f"[web] url must be empty or start with http:// or https://, got {url!r}")
     if config.intake.protocol not in ("smtp", "lmtp"):
         raise ConfigError(f"[intake] protocol must be 'smtp' or 'lmtp', got {config.intake.protocol!r}")
     if config.intake.max_message_size < 1024:

@@ -3,10 +3,11 @@
 The scheduler runs due game clocks (reminders, late notices, processing) from the store every
 ``[scheduler] poll_seconds``; everything it needs is stored, so a restart resumes it exactly.
 
-Intake answers SMTP (or LMTP) on the event loop; database work runs in threads so the loop
-stays responsive.  Sessions are capped in number and length (judge.mail.sessions), and raw
-mail older than ``[retention] raw_mail_days`` is deleted now and then (judge.mail.retention).
-SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
+Intake answers SMTP (or LMTP) on the event loop, and so does the read-only web view
+(judge.web, on ``[web] listen``); database work runs in threads so the loop stays responsive.
+Sessions are capped in number and length (judge.mail.sessions), and raw mail older than
+``[retention] raw_mail_days`` is deleted now and then (judge.mail.retention).  SIGTERM (or
+SIGINT) stops accepting, lets the sessions in flight finish
 within ``[intake] shutdown_grace`` seconds, finishes the message being processed, and exits.
 
 Under systemd (``Type=notify``) it says ``READY=1`` once the database is checked and intake
@@ -19,10 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import resource
 import signal
 import sys
 
+from aiohttp.web import AppRunner
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
@@ -43,6 +46,7 @@ from judge.service.scheduler import run_due
 from judge.store.db import Store
 from judge.store.leases import release_dead_leases
 from judge.store.schema import ensure_schema
+from judge.web.app import start_web
 
 log = logging.getLogger("judge.daemon")
 
@@ -56,6 +60,10 @@ MAX_DEFER = 0.5
 STALL_SECONDS = 180.0
 # Files the daemon needs besides its SMTP sessions: database, log, relay connections, threads.
 FILES_IN_RESERVE = 64
+
+
+class ListenError(Exception):
+    """A second listener (the web view) could not bind: the message is one line."""
 
 
 class Daemon:
@@ -75,6 +83,7 @@ class Daemon:
                                     max_connections=config.intake.max_connections,
                                     session_timeout=config.intake.session_timeout)
         self.server: asyncio.AbstractServer | None = None
+        self.web: AppRunner | None = None  # the web view (judge.web), when [web] listen is set
         self.notifier = Notifier()
         self.beats: dict[str, float] = {}  # loop name → event-loop time it last came round
         self.processed = 0
@@ -120,6 +129,13 @@ class Daemon:
         self._fit_connections_to_files()
         self.server = await loop.create_server(self.limits, self.config.listen_host,
                                                self.config.listen_port)
+        try:
+            self.web = await start_web(self.store, self.config)
+        except OSError as exc:
+            self.server.close()
+            why = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise ListenError(f"cannot listen on {self.config.web.listen} ([web] listen): "
+                              f"{why}") from None
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)
@@ -133,6 +149,8 @@ class Daemon:
         self.notifier.stopping(f"stopping; {self.status_line()}")
         watchdog.cancel()
         self.server.close()
+        if self.web is not None:
+            await self.web.cleanup()
         await self._drain_sessions()
         self.work_waiting.set()
         self.mail_waiting.set()

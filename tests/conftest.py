@@ -126,6 +126,9 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
         "JUDGE_OUTBOUND_TRANSPORT": f"maildir:{tmp / 'mail'}",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
         "JUDGE_PASSWORD_COST": PASSWORD_COST,
+        # the web view is off unless a test asks for it (tests run side by side: no port
+        # may be fixed)
+        "JUDGE_WEB_LISTEN": "",
     })
     env.update(overrides)
     return env
@@ -304,8 +307,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-# The in-process game kit (tests/game/gamekit.py) is a plugin of the whole suite, so its
-# ``judge_in_process`` fixture reaches every module without an import.  It is loaded after this
+# The in-process game kit (tests/game/gamekit.py) and the web kit (webkit.py) are plugins of
+# the whole suite, so their fixtures (``judge_in_process``, ``web``) reach every module without
+# an import.  It is loaded after this
 # module has run, which matters: the kit imports its mail helpers from here.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "game"))
-pytest_plugins = ["gamekit"]
+pytest_plugins = ["gamekit", "webkit"]

@@ -238,3 +238,15 @@ def test_serve_with_a_bad_env_override_exits_with_one_line(tmp_path: Path) -> No
     assert result.returncode != 0
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert "[database] url" in result.stderr
+
+
+def test_web_listen_and_url_are_checked() -> None:
+    config = load_config(environ={})
+    assert (config.web.listen, config.web_address, config.web_url) == (
+        "127.0.0.1:8080", ("127.0.0.1", 8080), "")
+    off = load_config(environ={"JUDGE_WEB_LISTEN": "", "JUDGE_WEB_URL": "https://j.example/"})
+    assert off.web_address is None and off.web_url == "https://j.example"
+    with pytest.raises(ConfigError, match=r"^\[web\] listen must be HOST:PORT, got 'nowhere'$"):
+        load_config(environ={"JUDGE_WEB_LISTEN": "nowhere"})
+    with pytest.raises(ConfigError, match=r"^\[web\] url must be empty or start with http"):
+        load_config(environ={"JUDGE_WEB_URL": "javascript:alert(1)"})

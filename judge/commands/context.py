@@ -147,7 +147,8 @@ class Context:
         from judge import __version__
         return {"judge_address": self.config.judge.address, "judge_name": self.config.judge.name,
                 "version": __version__, "limits": self.config.limits,
-                "replies_per_day": self.config.judge.replies_per_day, "zone": self.zone}
+                "replies_per_day": self.config.judge.replies_per_day, "zone": self.zone,
+                "web_url": self.config.web_url}
 
     # ------------------------------------------------------------------ between transactions
 

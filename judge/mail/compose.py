@@ -22,7 +22,7 @@ from email.utils import format_datetime, make_msgid
 from functools import cache
 from typing import Any, Iterable
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from judge import __version__
 from judge.config import Config
@@ -33,11 +33,13 @@ from judge.resources import templates_dir
 
 @cache
 def make_environment() -> Environment:
-    """The one Jinja environment for mail (built once: templates compile once per process;
-    Jinja renders from one environment in many threads safely)."""
+    """The one Jinja environment for mail and web pages (built once: templates compile once
+    per process; Jinja renders from one environment in many threads safely).  Mail is plain
+    text; the web pages' ``.html`` templates escape every value (judge.web)."""
     env = Environment(loader=FileSystemLoader(str(templates_dir())), undefined=StrictUndefined,
                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-                      autoescape=False)
+                      autoescape=select_autoescape(enabled_extensions=("html",),
+                                                   default_for_string=False, default=False))
     times.install(env)  # {{ moment | when }}: in the reader's zone
     return env
 

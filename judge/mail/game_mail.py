@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.commands.context import Outgoing
@@ -23,6 +24,8 @@ from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
 from judge.mail.recipients import screen
 from judge.mail.times import zones_of
+from judge.store.models import Game
+from judge.service.passes import link_query
 from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
                                   GameResumed, GameStarted, LateNotice, OrdersAwaited,
                                   OrdersByMaster, ParameterChanged, PhaseProcessed,
@@ -148,14 +151,16 @@ def queue_outgoing(session: Session, composer: Composer, config: Config,
     """
     count = 0
     variables = dict(judge_name=config.judge.name, judge_address=config.judge.address,
-                     judge_date=judge_date, **extra)
+                     judge_date=judge_date, web_url=config.web_url, **extra)
     for out in outgoing:
         to = screen(session, out.to, now, withheld)
         if not to:
             continue
         # times in the text are written in each recipient's zone: rendered once per zone
         zones = zones_of(session, out.game, to)
-        texts = {zone: composer.render(out.template, **variables, **out.variables, zone=zone)
+        link = _web_pass(session, config, out.game)
+        texts = {zone: composer.render(out.template, **variables, **out.variables, zone=zone,
+                                       web_pass=link)
                  for zone in dict.fromkeys(zones.values())}
         picture = results_attachment(session, out.game, out.map_phase) if out.map_phase \
             else None
@@ -167,6 +172,14 @@ def queue_outgoing(session: Session, composer: Composer, config: Config,
                     attachment=None if recipient in no_picture else picture)
             count += 1
     return count
+
+
+def _web_pass(session: Session, config: Config, game_name: str | None) -> str:
+    """The pass a link to a private game's page carries in mail to its own people."""
+    if not config.web_url or not game_name:
+        return ""
+    game = session.scalars(select(Game).where(Game.name_key == game_name.lower())).first()
+    return link_query(game) if game is not None else ""
 
 
 def queue_events(session: Session, composer: Composer, config: Config, events: list[Event],

@@ -119,7 +119,12 @@ def audience(session: Session, game: Game) -> tuple[str, ...]:
 
 
 def variant_title(game: Game) -> str:
-    return VARIANTS.get(game.variant, game.variant.capitalize())
+    return title_of_variant(game.variant)
+
+
+def title_of_variant(variant: str) -> str:
+    """A variant as people name it: ``standard`` is "Standard", ``formal`` "Formal"."""
+    return VARIANTS.get(variant, variant.capitalize())
 
 
 def rules_of(game: Game) -> set[str]:

@@ -106,7 +106,9 @@ class Game(Base):
 
     __tablename__ = "games"
     __table_args__ = (Index("ix_games_next_event", "next_event_at"),
-                      Index("ix_games_tournament", "tournament_id"))
+                      Index("ix_games_tournament", "tournament_id"),
+                      # the web view's list of public games (judge.web.views.list_games)
+                      Index("ix_games_listing", "privacy_hash", "name_key"))
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
     name: Mapped[str] = mapped_column(String(32))

@@ -77,9 +77,10 @@ def list_command(ctx: Context, cmd: Command) -> None:
                       sender=ctx.mail.sender,
                       what=f"LIST {game.name} PRIVACY <privacy password>")
         mine = identity if identity is not None and identity.game_id == game.id else None
+        from judge.service.passes import link_query
         ctx.answer(cmd.line_no, cmd.text,
                    ctx.render("game/list_game.txt", **describe_game(ctx, game, mine),
-                              **ctx.template_vars()))
+                              web_pass=link_query(game), **ctx.template_vars()))
         return
     # private games are listed only to a mail signed on to them
     games = [g for g in ctx.session.scalars(select(Game).order_by(Game.name_key))

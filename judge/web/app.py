@@ -1,0 +1,388 @@
+"""The web view and JSON API as an aiohttp application, served by ``judge serve``.
+
+Pages are rendered on the server from templates/web/ (no script at all), the JSON API lives
+under ``/api/v1/`` (docs/web.md).  Every handler does its database reading and rendering in
+a thread of the event loop's executor, so that intake (SMTP on the same loop) never waits
+for a page.  Responses carry an ETag (a hash of the body; a map's, of the document drawn) and
+``If-None-Match`` answers 304, so polling costs a hash, not a transfer (nor a drawing).
+
+Security headers go on every answer: a Content-Security-Policy that allows no script and
+nothing from elsewhere, ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+from urllib.parse import urlencode
+
+import msgspec
+from aiohttp import web
+
+from judge import __version__
+from judge.clock import utcnow
+from judge.config import Config
+from judge.mail.compose import make_environment
+from judge.store.db import Store
+from judge.service import passes
+from judge.web import views
+from judge.zones import zone_named
+
+log = logging.getLogger("judge.web")
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": ("default-src 'none'; img-src 'self'; style-src 'self'; "
+                                "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+HTML = "text/html"
+JSON = "application/json"
+_encode = msgspec.json.Encoder().encode
+
+
+@dataclass
+class Answer:
+    """What a page worker returns to its handler (built in a thread, sent on the loop)."""
+
+    status: int
+    body: bytes
+    content_type: str = HTML
+    cookie: tuple[str, str] | None = None
+    location: str | None = None
+    etag: str | None = None
+    # a private game's: no shared cache (a proxy's) may keep it for others
+    private: bool = False
+
+
+def etag_of(data: bytes) -> str:
+    return '"' + hashlib.blake2b(data, digest_size=12).hexdigest() + '"'
+
+
+def _matches(request: web.Request, etag: str) -> bool:
+    wanted = request.headers.get("If-None-Match", "")
+    return any(t.strip() in (etag, "*", f"W/{etag}") for t in wanted.split(","))
+
+
+@web.middleware
+async def guard(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+    """Security headers on every answer; ETag and 304 on every successful GET."""
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:  # no such route, a wrong method: plain text
+        if exc.status >= 300 and exc.status < 400:
+            raise
+        response = web.Response(status=exc.status, text=f"{exc.status}: {exc.reason}\n",
+                                headers={k: v for k, v in exc.headers.items()
+                                         if k not in ("Content-Type", "Content-Length")})
+    except Exception:  # a fault of the judge's: logged, and nothing of it shown
+        log.exception("web view: %s %s failed", request.method, request.path)
+        response = web.Response(status=500, text="500: the judge could not show this page\n")
+    if (request.method in ("GET", "HEAD") and response.status == 200
+            and isinstance(response, web.Response) and response.body is not None):
+        etag = response.headers.get("ETag") or etag_of(bytes(response.body))  # type: ignore[arg-type]
+        response.headers["ETag"] = etag
+        if _matches(request, etag):
+            response = web.Response(status=304, headers={"ETag": etag})
+    response.headers.update(SECURITY_HEADERS)
+    response.headers.setdefault("Cache-Control", "no-cache")
+    return response
+
+
+def _zone(request: web.Request) -> tuple[str, str]:
+    """The reader's zone from ``?tz=`` (UTC when absent or not a zone), and the query text
+    that keeps it in links."""
+    given = request.query.get("tz", "")
+    zone = zone_named(given) if given else None
+    return zone or "UTC", ("?" + urlencode({"tz": zone}) if zone and zone != "UTC" else "")
+
+
+def _client(request: web.Request) -> str:
+    # behind a proxy the peer is the proxy: nginx passes the client in X-Real-IP (deploy/)
+    peer = request.remote or "unknown"
+    if peer in ("127.0.0.1", "::1"):
+        peer = request.headers.get("X-Real-IP", peer)
+    return peer[:64]
+
+
+class WebView:
+    """The application: routes, and the workers that read the store and render."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.config = config
+        self.env = make_environment()
+        self.style = self.env.loader.get_source(self.env, "web/style.css")[0].encode()  # type: ignore[union-attr]
+
+    def application(self) -> web.Application:
+        app = web.Application(middlewares=[guard], client_max_size=4096)
+        app.add_routes([
+            web.get("/", self.games_page),
+            web.get("/style.css", self.stylesheet),
+            web.get("/favicon.ico", self.no_icon),
+            web.get("/games/{name}", self.game_page),
+            web.post("/games/{name}/pass", self.take_password),
+            web.get("/games/{name}/map.png", self.current_map),
+            web.get("/games/{name}/phases/{phase}", self.phase_page),
+            web.get("/games/{name}/phases/{phase}/map.png", self.phase_map),
+            web.get("/tournaments/{name}", self.tournament_page),
+            web.get("/api/v1/", self.api_index),
+            web.get("/api/v1/games", self.api_games),
+            web.get("/api/v1/games/{name}", self.api_game),
+            web.get("/api/v1/games/{name}/phases/{phase}", self.api_phase),
+            web.get("/api/v1/tournaments/{name}", self.api_tournament),
+        ])
+        return app
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _answer(self, request: web.Request, work: Callable[[], Answer]) -> web.Response:
+        answer = await asyncio.get_running_loop().run_in_executor(None, work)
+        if answer.location is not None:
+            response = web.Response(status=answer.status, headers={"Location": answer.location})
+        else:
+            response = web.Response(status=answer.status, body=answer.body,
+                                    content_type=answer.content_type, charset="utf-8"
+                                    if answer.content_type != "image/png" else None)
+        scope = "private" if answer.private else "public"
+        if answer.etag:
+            response.headers["ETag"] = answer.etag
+            response.headers["Cache-Control"] = f"{scope}, max-age=60"
+        elif answer.private:
+            response.headers["Cache-Control"] = "private, no-cache"
+        if answer.cookie is not None:
+            name, value = answer.cookie
+            response.set_cookie(name, value, path="/", httponly=True, samesite="Strict",
+                                secure=self.config.web_url.startswith("https://"),
+                                max_age=30 * 24 * 3600)
+        return response
+
+    def render(self, template: str, status: int = 200, **variables: Any) -> Answer:
+        text = self.env.get_template(f"web/{template}").render(
+            judge_name=self.config.judge.name, judge_address=self.config.judge.address,
+            version=__version__, **variables)
+        return Answer(status, text.encode())
+
+    def _json(self, value: Any, status: int = 200) -> Answer:
+        return Answer(status, _encode(value), JSON)
+
+    def _error(self, api: bool, status: int, message: str, **page: Any) -> Answer:
+        if api:
+            return self._json({"error": message}, status)
+        return self.render("error.html", status, message=message, zone="UTC", tzq="", **page)
+
+    def _visible(self, session: Any, name: str, cookies: dict[str, str]) -> Any:
+        """The game, if the reader may see it; NotFound, or a PermissionError."""
+        game = views.find_public_game(session, name)
+        if not passes.pass_is_good(game, cookies.get(passes.cookie_name(game))):
+            raise PermissionError(game.name)
+        return game
+
+    def _read(self, request: web.Request, api: bool,
+              make: Callable[[Any, Any], Answer]) -> Callable[[], Answer]:
+        """A worker that reads the named game (if visible) and answers with ``make``."""
+        name = request.match_info["name"]
+        cookies = dict(request.cookies)
+        given = request.query.get("pass")
+
+        def work() -> Answer:
+            with self.store.reading() as session:
+                try:
+                    if given is not None:
+                        return self._pass_from_link(session, name, given, request.path)
+                    game = self._visible(session, name, cookies)
+                    answer = make(session, game)
+                    answer.private = game.privacy_hash is not None
+                    return answer
+                except views.NotFound as exc:
+                    return self._error(api, 404, f"{exc}.")
+                except PermissionError as exc:
+                    if api:
+                        return self._json({"error": f"{exc.args[0]} is a private game: post "
+                                           "its privacy password to /games/"
+                                           f"{exc.args[0]}/pass first"}, 403)
+                    return self.render("private.html", 403, game=exc.args[0], wrong=False,
+                                       zone="UTC", tzq="")
+        return work
+
+    def _pass_from_link(self, session: Any, name: str, given: str, path: str) -> Answer:
+        """A link from mail with the game's pass: the cookie, and the page without the pass
+        in its address (so that it is neither bookmarked nor shown)."""
+        game = views.find_public_game(session, name)
+        if game.privacy_hash is not None and not passes.pass_is_good(game, given):
+            raise PermissionError(game.name)
+        cookie = ((passes.cookie_name(game), given) if game.privacy_hash is not None
+                  else None)
+        return Answer(303, b"", cookie=cookie, location=path)
+
+    # ------------------------------------------------------------------ pages
+
+    async def stylesheet(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.style, content_type="text/css", charset="utf-8",
+                            headers={"Cache-Control": "public, max-age=3600"})
+
+    async def no_icon(self, request: web.Request) -> web.Response:
+        """Browsers ask for an icon: there is none (and no 404 in the log for it)."""
+        return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
+
+    async def games_page(self, request: web.Request) -> web.Response:
+        zone, tzq = _zone(request)
+        page = _page_number(request)
+
+        def work() -> Answer:
+            with self.store.reading() as session:
+                listing = views.list_games(session, page)
+            return self.render("games.html", zone=zone, tzq=tzq, **listing)
+        return await self._answer(request, work)
+
+    async def game_page(self, request: web.Request) -> web.Response:
+        zone, tzq = _zone(request)
+        return await self._answer(request, self._read(request, False, lambda session, game:
+                                  self.render("game.html", zone=zone, tzq=tzq,
+                                              game=views.game_view(session, game))))
+
+    async def phase_page(self, request: web.Request) -> web.Response:
+        zone, tzq = _zone(request)
+        phase = request.match_info["phase"]
+        return await self._answer(request, self._read(request, False, lambda session, game:
+                                  self.render("phase.html", zone=zone, tzq=tzq,
+                                              view=views.phase_view(session, game, phase))))
+
+    async def tournament_page(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+
+        def work() -> Answer:
+            with self.store.reading() as session:
+                try:
+                    table = views.standings_view(session, name)
+                except views.NotFound as exc:
+                    return self._error(False, 404, f"{exc}.")
+            return self.render("tournament.html", zone="UTC", tzq="", table=table)
+        return await self._answer(request, work)
+
+    async def take_password(self, request: web.Request) -> web.Response:
+        """The privacy form: a right password gets a pass (cookie) and goes to the game."""
+        name = request.match_info["name"]
+        form = await request.post()
+        password = str(form.get("password", ""))
+        client = _client(request)
+        now = utcnow()
+
+        def work() -> Answer:
+            with self.store.reading() as session:
+                try:
+                    game = views.find_public_game(session, name)
+                except views.NotFound as exc:
+                    return self._error(False, 404, f"{exc}.")
+                session.expunge(game)
+                if game.privacy_hash is None:
+                    return Answer(303, b"", location=f"/games/{game.name}")
+                allowed = passes.guesses_left(session, game, client, now)
+            if not allowed:
+                return self.render("private.html", 429, game=game.name, wrong=False,
+                                   too_many=True, zone="UTC", tzq="")
+            if passes.password_is_right(game, password):
+                return Answer(303, b"", cookie=(passes.cookie_name(game), passes.make_pass(game)),
+                              location=f"/games/{game.name}")
+            with self.store.transaction() as session:
+                passes.count_wrong_guess(session, game, client, now)
+            return self.render("private.html", 403, game=game.name, wrong=True, zone="UTC",
+                               tzq="")
+        return await self._answer(request, work)
+
+    # ------------------------------------------------------------------ maps
+
+    async def current_map(self, request: web.Request) -> web.Response:
+        return await self._map(request, views.current_map_document)
+
+    async def phase_map(self, request: web.Request) -> web.Response:
+        phase = request.match_info["phase"]
+        return await self._map(request, lambda session, game:
+                               views.phase_map_document(session, game, phase))
+
+    async def _map(self, request: web.Request,
+                   document: Callable[[Any, Any], dict[str, Any]]) -> web.Response:
+        """A map picture, drawn only when the reader does not have it already (ETag)."""
+        def make(session: Any, game: Any) -> Answer:
+            doc = document(session, game)
+            etag = etag_of(json.dumps(doc, sort_keys=True).encode())
+            if _matches(request, etag):
+                return Answer(304, b"", etag=etag)
+            from judge.maps import png_of_document
+            return Answer(200, png_of_document(doc), "image/png", etag=etag)
+        return await self._answer(request, self._read(request, False, make))
+
+    # ------------------------------------------------------------------ the JSON API
+
+    async def api_index(self, request: web.Request) -> web.Response:
+        return await self._answer(request, lambda: self._json({
+            "version": 1, "judge": self.config.judge.name,
+            "games": "/api/v1/games", "game": "/api/v1/games/{name}",
+            "phase": "/api/v1/games/{name}/phases/{phase}",
+            "tournament": "/api/v1/tournaments/{name}"}))
+
+    async def api_games(self, request: web.Request) -> web.Response:
+        page = _page_number(request)
+
+        def work() -> Answer:
+            with self.store.reading() as session:
+                listing = views.list_games(session, page)
+            for g in listing["games"]:
+                g["deadline"] = views.moment(g["deadline"])
+                g["url"] = f"/api/v1/games/{g['name']}"
+                del g["variant_title"]
+            return self._json(listing)
+        return await self._answer(request, work)
+
+    async def api_game(self, request: web.Request) -> web.Response:
+        def make(session: Any, game: Any) -> Answer:
+            view = views.game_view(session, game)
+            view["deadline"] = views.moment(view["deadline"])
+            view["board"] = views.current_board_json(game)
+            for p in view["press_messages"]:
+                p["sent_at"] = views.moment(p["sent_at"])
+            view["press"], view["press_setting"] = view.pop("press_messages"), view["press"]
+            for p in view["phases"]:
+                p["url"] = f"/api/v1/games/{game.name}/phases/{p['phase']}"
+            del view["variant_title"], view["phase_title"]
+            return self._json(view)
+        return await self._answer(request, self._read(request, True, make))
+
+    async def api_phase(self, request: web.Request) -> web.Response:
+        phase = request.match_info["phase"]
+        return await self._answer(request, self._read(
+            request, True, lambda session, game: self._json(
+                views.phase_json(session, game, phase))))
+
+    async def api_tournament(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+
+        def work() -> Answer:
+            with self.store.reading() as session:
+                try:
+                    return self._json(views.standings_view(session, name))
+                except views.NotFound as exc:
+                    return self._error(True, 404, f"{exc}.")
+        return await self._answer(request, work)
+
+
+def _page_number(request: web.Request) -> int:
+    text = request.query.get("page", "1")
+    return int(text) if text.isdigit() and len(text) < 7 else 1
+
+
+async def start_web(store: Store, config: Config) -> web.AppRunner | None:
+    """Listen on ``[web] listen`` (None when it is empty: the web view is off)."""
+    where = config.web_address
+    if where is None:
+        return None
+    runner = web.AppRunner(WebView(store, config).application(), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, where[0], where[1]).start()
+    log.info("web view on http://%s:%d/", where[0], where[1])
+    return runner
+

@@ -1,0 +1,127 @@
+"""The web view in a real browser: headless Chromium loads the pages of a game played by mail
+and the tests check what a person sees: the map is there (the browser fetched it and it is
+drawn on the screen), the phase links lead to their phases, no private text appears.
+
+Chromium is an external program (the Debian package ``chromium``; .ci/run installs it): without
+it these tests are skipped, saying so."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from webkit import G, MASTER, Web, game_played_by_mail, signon
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None,
+                                reason="Chromium is not installed (Debian package chromium)")
+SECRET = "Meet me in Munich, tell nobody."
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Headless Chromium with a new profile each time, so nothing comes from its cache (root
+    needs --no-sandbox)."""
+    assert CHROMIUM is not None
+    profile = tempfile.mkdtemp(prefix="profile-", dir=tmp_path)
+    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--no-first-run", "--hide-scrollbars",
+                           f"--user-data-dir={profile}", *args],
+                          capture_output=True, timeout=120, check=True)
+
+
+def dom(tmp_path: Path, url: str) -> str:
+    return chromium(tmp_path, "--dump-dom", url).stdout.decode("utf-8")
+
+
+def screenshot(tmp_path: Path, url: str, name: str, size: str) -> Path:
+    path = tmp_path / name
+    chromium(tmp_path, f"--screenshot={path}", f"--window-size={size}", url)
+    return path
+
+
+@pytest.fixture
+def played(web: Web) -> Web:
+    """A game with its first phase played by mail, a broadcast, and private press."""
+    j = web.judge
+    assigned = game_played_by_mail(j)
+    reply = j.mail(assigned["FRANCE"], signon(j, "FRANCE") + "\n"
+                   "BROADCAST\nVive la <b>France</b>!\nENDPRESS\n"
+                   f"PRESS TO Germany\n{SECRET}\nENDPRESS")
+    assert "Error" not in reply.body, reply.body
+    return web
+
+
+def test_the_game_page_shows_the_map_and_no_private_text(played: Web, tmp_path: Path) -> None:
+    from PIL import Image
+    url = f"{played.base}/games/{G}"
+    page = dom(tmp_path, url)
+    assert f"<h1>{G}</h1>" in page
+    assert re.search(rf'<img src="/games/{G}/map.png" alt="Map of {G} at Fall of 1901. '
+                     'Movement"', page)
+    assert "Vive la &lt;b&gt;France&lt;/b&gt;!" in page  # the press as text, not markup
+    assert SECRET not in page and "@example.org" not in page.replace("judge@example.org", "")
+    played.served.clear()
+    shot = screenshot(tmp_path, url, "game.png", "1000,1600")
+    # the browser fetched the map and the style sheet, and nothing failed
+    assert (f"/games/{G}/map.png", 200) in played.served
+    assert ("/style.css", 200) in played.served
+    assert all(status in (200, 204) for _, status in played.served), played.served
+    with Image.open(shot) as img:
+        assert img.size == (1000, 1600)
+        # the map is drawn: its part of the screen has the powers' many colours, where text
+        # on a plain page has a few dozen greys
+        colours = img.convert("RGB").crop((0, 250, 1000, 1100)).getcolors(1 << 20)
+        assert colours is not None and len(colours) > 500, len(colours or [])
+
+
+def test_the_phase_links_lead_to_each_phase_with_its_map(played: Web, tmp_path: Path) -> None:
+    page = dom(tmp_path, f"{played.base}/games/{G}")
+    links = re.findall(rf'<a href="(/games/{G}/phases/\w+)">(\w+)</a>', page)
+    assert links == [(f"/games/{G}/phases/S1901M", "S1901M")]
+    phase = dom(tmp_path, played.base + links[0][0])
+    assert f"<h1>{G}: Spring of 1901. Movement</h1>" in phase
+    assert f'<img src="/games/{G}/phases/S1901M/map.png"' in phase
+    assert "France: Army Paris -&gt; Burgundy." in phase
+    assert SECRET not in phase
+    back = re.search(rf'<a href="(/games/{G})">the game now</a>', phase)
+    assert back is not None
+
+
+def test_a_private_game_shows_a_form_and_nothing_of_the_game(web: Web, tmp_path: Path) -> None:
+    web.judge.mail(MASTER, "CREATE hidden mpw PRIVACY hush")
+    page = dom(tmp_path, f"{web.base}/games/hidden")
+    assert "<h1>hidden is a private game</h1>" in page
+    assert '<input id="password" name="password" type="password"' in page
+    assert "forming" not in page and "map.png" not in page
+    assert "hidden" not in dom(tmp_path, f"{web.base}/")
+
+
+def keep(shot: Path) -> None:
+    """Copies a screenshot to $JUDGE_WEB_SCREENSHOTS (a folder), to be looked at."""
+    folder = os.environ.get("JUDGE_WEB_SCREENSHOTS")
+    if folder:
+        shutil.copy(shot, Path(folder) / shot.name)
+
+
+def test_screenshots_for_a_desk_and_a_phone(played: Web, tmp_path: Path) -> None:
+    """Pictures to look at (docs/images/web-game.png is one): the game on a desk and on a
+    phone, the list, a phase.  Each is a picture of the whole window asked for."""
+    from PIL import Image
+    played.judge.mail(MASTER, "CREATE hidden mpw PRIVACY hush")
+    for name, path, size in (("game.png", f"/games/{G}", "1000,1900"),
+                             ("private.png", "/games/hidden", "390,700"),
+                             ("phone.png", f"/games/{G}", "390,2400"),
+                             ("list.png", "/", "1000,600"),
+                             ("phase.png", f"/games/{G}/phases/S1901M", "1000,1800")):
+        shot = screenshot(tmp_path, played.base + path, name, size)
+        with Image.open(shot) as img:
+            assert img.size == tuple(int(x) for x in size.split(","))
+        keep(shot)
+    page = dom(tmp_path, f"{played.base}/")
+    assert 'name="viewport" content="width=device-width, initial-scale=1"' in page

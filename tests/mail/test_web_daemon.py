@@ -1,0 +1,60 @@
+"""``judge serve`` answers HTTP on ``[web] listen`` from the same process as SMTP intake, and
+refuses, in one line, a web address it cannot listen on."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import subprocess
+import time
+
+from conftest import JUDGE_EXE, free_port, judge_env, make_mail
+
+
+def get(port: int, path: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def test_the_daemon_serves_the_games_it_was_mailed(judge_factory) -> None:
+    web_port = free_port()
+    judge = judge_factory(JUDGE_WEB_LISTEN=f"127.0.0.1:{web_port}")
+    judge.send(make_mail("CREATE webgame mpw", sender="gm@example.org"))
+    judge.wait_replies(1)
+    status, body = get(web_port, "/")
+    assert status == 200 and b'<a href="/games/webgame">webgame</a>' in body
+    status, body = get(web_port, "/api/v1/games/webgame")
+    assert status == 200 and json.loads(body)["state"] == "forming"
+    assert judge.stop() == 0
+    # stopped: the web port is closed too
+    try:
+        socket.create_connection(("127.0.0.1", web_port), timeout=1).close()
+        raise AssertionError("the web view still answers after the daemon stopped")
+    except OSError:
+        pass
+
+
+def test_a_web_port_in_use_is_one_line(tmp_path, db_url) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = judge_env(tmp_path, free_port(), db_url, JUDGE_WEB_LISTEN=f"127.0.0.1:{port}")
+        result = subprocess.run([JUDGE_EXE, "serve"], env=env, cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"judge: cannot listen on 127.0.0.1:{port} ([web] listen): Address already in use")
+
+
+def test_no_web_view_when_listen_is_empty(judge_factory) -> None:
+    judge = judge_factory()  # the suite's default: JUDGE_WEB_LISTEN=""
+    assert "web view on" not in judge.log()
+    time.sleep(0.2)
+    assert judge.stop() == 0
