@@ -32,10 +32,10 @@ from judge.mail.game_mail import queue_events
 from judge.mail.intake import InboundWriter, IntakeHandler
 from judge.mail.pipeline import Pipeline
 from judge.mail.retention import pause_seconds, purge_raw_mail
-from judge.mail.sender import deliver_due
+from judge.mail.sender import deliver_batch
 from judge.mail.sessions import SessionLimits
 from judge.mail.transports import make_transport
-from judge.mail.worker import claim_next, process_claimed
+from judge.mail.worker import work_batch
 from judge.notify import Notifier
 from judge.service.faults import retry_faulty_games
 from judge.service.scheduler import run_due
@@ -45,11 +45,22 @@ from judge.store.schema import ensure_schema
 
 log = logging.getLogger("judge.daemon")
 
-# Accepting mail comes first: while intake is busy the worker and the sender wait, so a burst
-# of mail is stored (and answered 250) at full speed and processed right after.  They wait at
-# most MAX_DEFER between two steps, so a steady stream of mail cannot starve them.
+# Accepting mail comes first, but never at the cost of answering it.  While intake is busy
+# (a session is storing a message, a commit is waiting, or one was asked for in the last
+# INTAKE_QUIET seconds) the worker and the sender each take at most their share of the wall
+# time: after a step that took t seconds each pauses t × (1 − share) / share before the next.
+# So a burst is stored (and answered 250) at nearly full speed, and a steady stream of mail is
+# still worked through at a bounded fraction of the time; once intake is quiet they run flat
+# out.  Each step is a batch: WORK_BATCH messages claimed in one transaction and finished in
+# write transactions of about WORK_SECONDS (one disk flush for many messages, and the write
+# lock never held long); SEND_BATCH mails claimed for sending, marked sent a few at a time.
 INTAKE_QUIET = 0.05
-MAX_DEFER = 0.5
+WORKER_SHARE = 0.5
+SENDER_SHARE = 0.5
+MAX_PAUSE = 0.5
+WORK_BATCH = 32
+WORK_SECONDS = 0.05
+SEND_BATCH = 32
 # A loop (worker, sender, scheduler) that has not come round for this long is stuck: the
 # watchdog pings stop.  Long enough for a slow phase adjudication or an SMTP relay timeout.
 STALL_SECONDS = 180.0
@@ -174,38 +185,39 @@ class Daemon:
             await asyncio.sleep(0.05)
         self.limits.close_all()
 
-    async def _intake_quiet(self) -> None:
+    def _intake_busy(self) -> bool:
         loop = asyncio.get_running_loop()
-        give_up = loop.time() + MAX_DEFER
-        while loop.time() < give_up and not self.stopping.is_set() and (
-                self.handler.in_flight or self.writer.busy
-                or loop.time() - self.writer.last_write < INTAKE_QUIET):
-            await asyncio.sleep(0.01)
+        return bool(self.handler.in_flight or self.writer.busy
+                    or loop.time() - self.writer.last_write < INTAKE_QUIET)
+
+    async def _leave_room_for_intake(self, spent: float, share: float) -> None:
+        """After a step of ``spent`` seconds, pause so that the step's loop takes at most
+        ``share`` of the time while intake is busy (no pause when it is not)."""
+        if self._intake_busy() and not self.stopping.is_set():
+            await self._wait(self.stopping, min(MAX_PAUSE, spent * (1 - share) / share))
 
     async def _work_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
             self._beat("worker")
             self.work_waiting.clear()
-            await self._intake_quiet()
+            started = loop.time()
             try:
-                did = await loop.run_in_executor(None, self._process_one)
+                claimed = await loop.run_in_executor(None, self._process_batch)
             except Exception:
                 # The database went away, say: keep going round, try again after a pause.
                 log.exception("worker failed; will try again")
-                did = False
-            if did:
-                self.processed += 1
+                claimed = 0
+            if claimed:
                 self.mail_waiting.set()
+                await self._leave_room_for_intake(loop.time() - started, WORKER_SHARE)
                 continue
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
 
-    def _process_one(self) -> bool:
-        inbound_id = claim_next(self.store, self.config, self.pipeline.set_aside)
-        if inbound_id is None:
-            return False
-        process_claimed(self.store, self.config, inbound_id, self.pipeline)
-        return True
+    def _process_batch(self) -> int:
+        claimed = work_batch(self.store, self.config, self.pipeline, WORK_BATCH, WORK_SECONDS)
+        self.processed += claimed
+        return claimed
 
     async def _schedule_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -247,13 +259,22 @@ class Daemon:
         while not self.stopping.is_set():
             self._beat("sender")
             self.mail_waiting.clear()
-            await self._intake_quiet()
+            started = loop.time()
             try:
-                self.sent += await loop.run_in_executor(None, deliver_due, self.store,
-                                                        self.transport, self.config)
+                handled = await loop.run_in_executor(None, deliver_batch, self.store,
+                                                     self.transport, self.config, SEND_BATCH)
+                self.sent += handled
             except Exception:
                 log.exception("sender failed; will try again")
+                handled = 0
+            if handled:
+                await self._leave_room_for_intake(loop.time() - started, SENDER_SHARE)
+                continue
+            # Nothing more to send: end the run of deliveries (the relay's QUIT) after the
+            # last mail was recorded as sent.
+            await loop.run_in_executor(None, self.transport.close)
             await self._wait(self.mail_waiting, self.config.worker.poll_seconds)
+        await loop.run_in_executor(None, self.transport.close)
 
     async def _wait(self, event: asyncio.Event, timeout: float) -> None:
         try:
