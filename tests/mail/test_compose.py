@@ -161,3 +161,16 @@ def test_a_broadcast_built_once_gives_each_recipient_the_mail_built_for_them(
         assert str(msg["To"]) == to and str(msg["Message-ID"]) == message_id
         ids.add(message_id)
     assert len(ids) == len(recipients)  # every copy is a mail of its own
+
+
+@pytest.mark.parametrize("to", ["alice@example.org", "a.b+c@x-y.example.org", "a..b@example.org",
+                                ".a@example.org", "a@b", "Ünï@exämple.org",
+                                "x" * 70 + "@example.org", "<a@example.org>"])
+def test_each_copy_names_its_recipient_as_the_email_package_would(composer: Composer,
+                                                                  to: str) -> None:
+    from email.policy import SMTP
+    copies = composer.broadcast_copies(subject="S", body="B\n", now=NOW)
+    raw, message_id = copies.copy_for(to)
+    alone = composer.broadcast(to=[to], subject="S", body="B\n", now=NOW)
+    alone.replace_header("Message-ID", message_id)
+    assert raw == alone.as_bytes(policy=SMTP)
