@@ -10,9 +10,9 @@ each, every seat with a real scrypt password hash of its own at the judge's *def
 (2^14; the benchmark clears ``JUDGE_PASSWORD_COST`` before importing the judge).  Six powers of
 each game then mail ``SIGNON`` and an order for each of their units (3 or 4 lines) from their
 own address, ``--rounds`` times over (players revise their orders); one power stays silent so
-no phase is processed.  The mails are stored as intake stores them, then the worker's own loop
-(``judge.mail.worker.process_pending`` with the mail pipeline) processes them one after
-another.  Printed: mails per second over all rounds, and apart the first round (each seat's
+no phase is processed.  The mails are stored as intake stores them, then the daemon worker's
+own step (``judge.mail.worker.work_batch`` with the mail pipeline; ``process_pending`` in a
+judge without it) runs until none is left.  Printed: mails per second over all rounds, and apart the first round (each seat's
 first sign-on: a full password check) and the later ones (the seat signed on minutes ago).
 Each run uses a fresh store and forgets what earlier runs checked; the figures are the median
 of ``--runs`` runs.
@@ -39,7 +39,7 @@ from judge.config import Config, JudgeSection  # noqa: E402
 from judge.core import initial_position, load_map  # noqa: E402
 from judge.mail.intake import Arrival, store_arrivals  # noqa: E402
 from judge.mail.pipeline import Pipeline  # noqa: E402
-from judge.mail.worker import process_pending  # noqa: E402
+from judge.mail import worker  # noqa: E402
 from judge.service import passwords  # noqa: E402
 from judge.service.positions import dump_position  # noqa: E402
 from judge.store.db import Store  # noqa: E402
@@ -93,6 +93,18 @@ def arrivals(texts: list[str], round_no: int) -> list[Arrival]:
     return out
 
 
+def work_all(store: Store, config: Config, pipeline: Pipeline) -> int:
+    """Process every waiting mail as the daemon's worker does; returns how many."""
+    if not hasattr(worker, "work_batch"):
+        return worker.process_pending(store, config, pipeline)
+    done = 0
+    while True:
+        claimed = worker.work_batch(store, config, pipeline)
+        if not claimed:
+            return done
+        done += claimed
+
+
 def forget_checks() -> None:
     """A fresh process's state: nothing checked yet (when the judge keeps such a memory)."""
     forget = getattr(passwords, "forget_checks", None)
@@ -111,7 +123,7 @@ def one_run(games: int, rounds: int, hashes: list[str]) -> list[tuple[int, float
         for r in range(rounds):
             store_arrivals(store, arrivals(texts, r))
             t = time.perf_counter()
-            done = process_pending(store, config, pipeline)
+            done = work_all(store, config, pipeline)
             out.append((done, time.perf_counter() - t))
         with store.reading() as s:
             ok = s.scalar(select(func.count()).select_from(InboundMessage)

@@ -46,17 +46,17 @@ from judge.store.schema import ensure_schema
 log = logging.getLogger("judge.daemon")
 
 # Accepting mail comes first, but never at the cost of answering it.  While intake is busy
-# (a session is storing a message, a commit is waiting, or one was asked for in the last
-# INTAKE_QUIET seconds) the worker and the sender each take at most their share of the wall
-# time: after a step that took t seconds each pauses t × (1 − share) / share before the next.
-# So a burst is stored (and answered 250) at nearly full speed, and a steady stream of mail is
-# still worked through at a bounded fraction of the time; once intake is quiet they run flat
-# out.  Each step is a batch: WORK_BATCH messages claimed in one transaction and finished in
-# write transactions of about WORK_SECONDS (one disk flush for many messages, and the write
-# lock never held long); SEND_BATCH mails claimed for sending, marked sent a few at a time.
-INTAKE_QUIET = 0.05
-WORKER_SHARE = 0.5
-SENDER_SHARE = 0.5
+# the worker and the sender each take at most their share of the wall time: after a step that
+# took t seconds, during which intake was storing mail a fraction u of the time, each pauses
+# u × t × (1 − share) / share before its next step.  So a burst (u near 1) is stored, and
+# answered 250, at nearly full speed while the worker and the sender still get their share,
+# and a steady stream that keeps intake busy only now and then barely slows them; once intake
+# is quiet they run flat out.  Each step is a batch: WORK_BATCH messages claimed in one
+# transaction and finished in write transactions of about WORK_SECONDS (one disk flush for
+# many messages, and the write lock never held long); SEND_BATCH mails claimed for sending and
+# marked sent a few at a time (judge.mail.sender).
+WORKER_SHARE = 0.3
+SENDER_SHARE = 0.3
 MAX_PAUSE = 0.5
 WORK_BATCH = 32
 WORK_SECONDS = 0.05
@@ -185,23 +185,25 @@ class Daemon:
             await asyncio.sleep(0.05)
         self.limits.close_all()
 
-    def _intake_busy(self) -> bool:
-        loop = asyncio.get_running_loop()
-        return bool(self.handler.in_flight or self.writer.busy
-                    or loop.time() - self.writer.last_write < INTAKE_QUIET)
-
-    async def _leave_room_for_intake(self, spent: float, share: float) -> None:
-        """After a step of ``spent`` seconds, pause so that the step's loop takes at most
-        ``share`` of the time while intake is busy (no pause when it is not)."""
-        if self._intake_busy() and not self.stopping.is_set():
-            await self._wait(self.stopping, min(MAX_PAUSE, spent * (1 - share) / share))
+    async def _leave_room_for_intake(self, started: float, busy_before: float,
+                                     share: float) -> None:
+        """After a step that began at ``started`` (event-loop time) when intake's busy clock
+        read ``busy_before``, pause so that the step's loop takes at most ``share`` of the time
+        intake is busy."""
+        spent = asyncio.get_running_loop().time() - started
+        if spent <= 0 or self.stopping.is_set():
+            return
+        busy = min(1.0, (self.handler.busy_seconds() - busy_before) / spent)
+        pause = min(MAX_PAUSE, busy * spent * (1 - share) / share)
+        if pause > 0.001:
+            await self._wait(self.stopping, pause)
 
     async def _work_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
             self._beat("worker")
             self.work_waiting.clear()
-            started = loop.time()
+            started, busy_before = loop.time(), self.handler.busy_seconds()
             try:
                 claimed = await loop.run_in_executor(None, self._process_batch)
             except Exception:
@@ -210,7 +212,7 @@ class Daemon:
                 claimed = 0
             if claimed:
                 self.mail_waiting.set()
-                await self._leave_room_for_intake(loop.time() - started, WORKER_SHARE)
+                await self._leave_room_for_intake(started, busy_before, WORKER_SHARE)
                 continue
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
 
@@ -259,7 +261,7 @@ class Daemon:
         while not self.stopping.is_set():
             self._beat("sender")
             self.mail_waiting.clear()
-            started = loop.time()
+            started, busy_before = loop.time(), self.handler.busy_seconds()
             try:
                 handled = await loop.run_in_executor(None, deliver_batch, self.store,
                                                      self.transport, self.config, SEND_BATCH)
@@ -268,7 +270,7 @@ class Daemon:
                 log.exception("sender failed; will try again")
                 handled = 0
             if handled:
-                await self._leave_room_for_intake(loop.time() - started, SENDER_SHARE)
+                await self._leave_room_for_intake(started, busy_before, SENDER_SHARE)
                 continue
             # Nothing more to send: end the run of deliveries (the relay's QUIT) after the
             # last mail was recorded as sent.

@@ -198,7 +198,6 @@ class InboundWriter:
         self._on_stored = on_stored
         self._pending: list[tuple[list[Arrival], asyncio.Future[int]]] = []
         self._flushing = False
-        self.last_write = 0.0  # event-loop time of the latest write() call
         self._sqlite = _SqliteInbound.of(store) if store.engine.dialect.name == "sqlite" else None
 
     @property
@@ -207,7 +206,6 @@ class InboundWriter:
 
     async def write(self, arrivals: list[Arrival]) -> int:
         loop = asyncio.get_running_loop()
-        self.last_write = loop.time()
         future: asyncio.Future[int] = loop.create_future()
         self._pending.append((arrivals, future))
         if not self._flushing:
@@ -281,7 +279,24 @@ class IntakeHandler:
         self.judge_address = judge_address
         self.lmtp = lmtp
         self.max_recipients = max_recipients
-        self.in_flight = 0
+        self.in_flight = 0  # messages being stored now
+        self._busy_since = 0.0
+        self._busy_total = 0.0
+
+    def busy_seconds(self) -> float:
+        """Seconds so far (a running total) during which some message was being stored: the
+        daemon's other loops measure by it how busy intake has been."""
+        total = self._busy_total
+        if self.in_flight:
+            total += time.monotonic() - self._busy_since
+        return total
+
+    def _storing(self, more: int) -> None:
+        if more > 0 and self.in_flight == 0:
+            self._busy_since = time.monotonic()
+        self.in_flight += more
+        if more < 0 and self.in_flight == 0:
+            self._busy_total += time.monotonic() - self._busy_since
 
     async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str,
                           mail_options: list[str]) -> str:
@@ -309,7 +324,7 @@ class IntakeHandler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.in_flight += 1
+        self._storing(+1)
         # While its message is being stored, a session is not cut off by its time limit.
         session.judge_storing = True
         try:
@@ -332,7 +347,7 @@ class IntakeHandler:
             return "\r\n".join([fail] * max(1, len(envelope.rcpt_tos))) if self.lmtp else fail
         finally:
             session.judge_storing = False
-            self.in_flight -= 1
+            self._storing(-1)
 
 
 def _address_problem(address: str) -> str | None:
