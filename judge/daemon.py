@@ -39,7 +39,7 @@ from judge.mail.worker import work_batch
 from judge.notify import Notifier
 from judge.service.faults import retry_faulty_games
 from judge.service.scheduler import run_due
-from judge.store.db import Store
+from judge.store.db import Store, is_sqlite
 from judge.store.leases import release_dead_leases
 from judge.store.schema import ensure_schema
 
@@ -217,7 +217,11 @@ class Daemon:
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
 
     def _process_batch(self) -> int:
-        claimed = work_batch(self.store, self.config, self.pipeline, WORK_BATCH, WORK_SECONDS)
+        # On SQLite one writer works at a time anyway: batches save a disk flush per message.
+        # On PostgreSQL several daemons work side by side, one message each at a time, so
+        # none hoards the waiting mail and no long transaction locks rows another one needs.
+        batch = WORK_BATCH if is_sqlite(self.store.engine) else 1
+        claimed = work_batch(self.store, self.config, self.pipeline, batch, WORK_SECONDS)
         self.processed += claimed
         return claimed
 

@@ -8,7 +8,8 @@ together; a staged one (the mail pipeline, ``processor.process(store, inbound_id
 in several steps, each recording how far it got, and marks the message done in the last one
 with :func:`mark_processed`.  Either way each command takes effect exactly once.
 
-The daemon works in batches (:func:`work_batch`): one transaction claims several messages, and
+On SQLite the daemon works in batches (:func:`work_batch`; on PostgreSQL, where several daemons
+may share the work, one message at a time): one transaction claims several messages, and
 a processor that can (the pipeline's ``process_batch``) finishes several in one write
 transaction, so a stream of mail costs a disk flush per batch rather than two per message.
 Only messages never tried before are claimed together: one tried before may be the one that

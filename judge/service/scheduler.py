@@ -28,7 +28,7 @@ from judge.service.faults import ProcessingFault, describe, guarded, record_faul
 from judge.service.games import dummy_seats, lock_game, seats, variant_title
 from judge.service.phases import (is_ready, overdue_powers, owing_powers, process_phase,
                                   waiting_powers)
-from judge.store.db import Store
+from judge.store.db import Store, is_sqlite
 from judge.store.models import Game
 
 log = logging.getLogger("judge.scheduler")
@@ -122,8 +122,10 @@ def _grace_over(session: Session, game: Game, now: datetime,
         dummies=tuple(p for p in awaited if p in dummies))]
 
 
-# Due games share a write transaction (one disk flush) for up to this many seconds of work,
-# each in a savepoint of its own: the write lock is never held much longer than this.
+# On SQLite due games share a write transaction (one disk flush) for up to this many seconds
+# of work, each in a savepoint of its own: the write lock is never held much longer than this.
+# (On PostgreSQL each game has a transaction of its own: schedulers of several daemons then
+# never hold the locks of many games at once.)
 GROUP_SECONDS = 0.1
 
 
@@ -139,7 +141,7 @@ def run_due(store: Store, now: datetime, deliver: Deliver, limit: int = 100) -> 
     waiting = list(ids)
     while waiting:
         failed: list[tuple[int, Exception]] = []
-        until = time.monotonic() + GROUP_SECONDS
+        until = time.monotonic() + (GROUP_SECONDS if is_sqlite(store.engine) else 0.0)
         with store.transaction() as session:
             while waiting:
                 game_id = waiting.pop(0)
