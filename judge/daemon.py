@@ -21,6 +21,7 @@ import logging
 import resource
 import signal
 import sys
+import time
 
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
@@ -46,17 +47,20 @@ from judge.store.schema import ensure_schema
 log = logging.getLogger("judge.daemon")
 
 # Accepting mail comes first, but never at the cost of answering it.  While intake is busy
-# the worker and the sender each take at most their share of the wall time: after a step that
-# took t seconds, during which intake was storing mail a fraction u of the time, each pauses
-# u × t × (1 − share) / share before its next step.  So a burst (u near 1) is stored, and
-# answered 250, at nearly full speed while the worker and the sender still get their share,
-# and a steady stream that keeps intake busy only now and then barely slows them; once intake
-# is quiet they run flat out.  Each step is a batch: WORK_BATCH messages claimed in one
-# transaction and finished in write transactions of about WORK_SECONDS (one disk flush for
-# many messages, and the write lock never held long); SEND_BATCH mails claimed for sending and
-# marked sent a few at a time (judge.mail.sender).
-WORKER_SHARE = 0.3
-SENDER_SHARE = 0.3
+# the worker and the sender each take at most their share of the time: after a step that took
+# t seconds, during which the event loop (SMTP sessions, intake's commits) was busy a fraction
+# u of the time, each pauses u × t × (1 − share) / share before its next step.  The loop's
+# busy-ness is the CPU time its thread used over the wall time (``time.thread_time``), counted
+# as full once it reaches LOOP_SATURATED (the most it gets while the threads contend for the
+# interpreter).  So a burst is stored, and answered 250, at nearly full speed while the worker
+# and the sender still get their share; a steady stream that keeps the loop busy now and then
+# slows them in proportion; once intake is quiet they run flat out.  Each step is a batch:
+# WORK_BATCH messages claimed in one transaction and finished in write transactions of about
+# WORK_SECONDS (one disk flush for many messages, and the write lock never held long);
+# SEND_BATCH mails claimed for sending and marked sent a few at a time (judge.mail.sender).
+WORKER_SHARE = 0.25
+SENDER_SHARE = 0.25
+LOOP_SATURATED = 0.5
 MAX_PAUSE = 0.5
 WORK_BATCH = 32
 WORK_SECONDS = 0.05
@@ -185,15 +189,16 @@ class Daemon:
             await asyncio.sleep(0.05)
         self.limits.close_all()
 
-    async def _leave_room_for_intake(self, started: float, busy_before: float,
+    async def _leave_room_for_intake(self, started: float, loop_cpu_before: float,
                                      share: float) -> None:
-        """After a step that began at ``started`` (event-loop time) when intake's busy clock
-        read ``busy_before``, pause so that the step's loop takes at most ``share`` of the time
-        intake is busy."""
+        """After a step that began at ``started`` (event-loop time) when the loop's thread had
+        used ``loop_cpu_before`` seconds of CPU, pause so that the step's loop takes at most
+        ``share`` of the time intake keeps the event loop busy.  (Runs on the loop's thread,
+        so ``time.thread_time`` is the loop's own CPU time.)"""
         spent = asyncio.get_running_loop().time() - started
         if spent <= 0 or self.stopping.is_set():
             return
-        busy = min(1.0, (self.handler.busy_seconds() - busy_before) / spent)
+        busy = min(1.0, (time.thread_time() - loop_cpu_before) / spent / LOOP_SATURATED)
         pause = min(MAX_PAUSE, busy * spent * (1 - share) / share)
         if pause > 0.001:
             await self._wait(self.stopping, pause)
@@ -203,7 +208,7 @@ class Daemon:
         while not self.stopping.is_set():
             self._beat("worker")
             self.work_waiting.clear()
-            started, busy_before = loop.time(), self.handler.busy_seconds()
+            started, loop_cpu = loop.time(), time.thread_time()
             try:
                 claimed = await loop.run_in_executor(None, self._process_batch)
             except Exception:
@@ -212,7 +217,7 @@ class Daemon:
                 claimed = 0
             if claimed:
                 self.mail_waiting.set()
-                await self._leave_room_for_intake(started, busy_before, WORKER_SHARE)
+                await self._leave_room_for_intake(started, loop_cpu, WORKER_SHARE)
                 continue
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
 
@@ -265,7 +270,7 @@ class Daemon:
         while not self.stopping.is_set():
             self._beat("sender")
             self.mail_waiting.clear()
-            started, busy_before = loop.time(), self.handler.busy_seconds()
+            started, loop_cpu = loop.time(), time.thread_time()
             try:
                 handled = await loop.run_in_executor(None, deliver_batch, self.store,
                                                      self.transport, self.config, SEND_BATCH)
@@ -274,7 +279,7 @@ class Daemon:
                 log.exception("sender failed; will try again")
                 handled = 0
             if handled:
-                await self._leave_room_for_intake(started, busy_before, SENDER_SHARE)
+                await self._leave_room_for_intake(started, loop_cpu, SENDER_SHARE)
                 continue
             # Nothing more to send: end the run of deliveries (the relay's QUIT) after the
             # last mail was recorded as sent.

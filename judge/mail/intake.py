@@ -279,24 +279,7 @@ class IntakeHandler:
         self.judge_address = judge_address
         self.lmtp = lmtp
         self.max_recipients = max_recipients
-        self.in_flight = 0  # messages being stored now
-        self._busy_since = 0.0
-        self._busy_total = 0.0
-
-    def busy_seconds(self) -> float:
-        """Seconds so far (a running total) during which some message was being stored: the
-        daemon's other loops measure by it how busy intake has been."""
-        total = self._busy_total
-        if self.in_flight:
-            total += time.monotonic() - self._busy_since
-        return total
-
-    def _storing(self, more: int) -> None:
-        if more > 0 and self.in_flight == 0:
-            self._busy_since = time.monotonic()
-        self.in_flight += more
-        if more < 0 and self.in_flight == 0:
-            self._busy_total += time.monotonic() - self._busy_since
+        self.in_flight = 0
 
     async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str,
                           mail_options: list[str]) -> str:
@@ -324,7 +307,7 @@ class IntakeHandler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self._storing(+1)
+        self.in_flight += 1
         # While its message is being stored, a session is not cut off by its time limit.
         session.judge_storing = True
         try:
@@ -347,7 +330,7 @@ class IntakeHandler:
             return "\r\n".join([fail] * max(1, len(envelope.rcpt_tos))) if self.lmtp else fail
         finally:
             session.judge_storing = False
-            self._storing(-1)
+            self.in_flight -= 1
 
 
 def _address_problem(address: str) -> str | None:
