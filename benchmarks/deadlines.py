@@ -14,8 +14,8 @@ in a day.  It prints
   the number of due games, not on the number of games that are not due;
 * games processed per second by one scheduler pass (``run_due``: lock, adjudicate with
   civil-disorder defaults, snapshot, next clock, results mail rendered and queued in the
-  outbox, one transaction per game), and the seconds the ``--due`` games took (the median
-  of ``--runs`` runs, each on a fresh store).
+  outbox; on SQLite several games to a transaction, a savepoint each), and the seconds the
+  ``--due`` games took (the median of ``--runs`` runs, each on a fresh store).
 
 Not part of the test run; prints figures and exits 0.
 """
