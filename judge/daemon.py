@@ -24,6 +24,7 @@ import os
 import resource
 import signal
 import sys
+import time
 
 from aiohttp.web import AppRunner
 from aiosmtpd.lmtp import LMTP
@@ -36,25 +37,39 @@ from judge.mail.game_mail import queue_events
 from judge.mail.intake import InboundWriter, IntakeHandler
 from judge.mail.pipeline import Pipeline
 from judge.mail.retention import pause_seconds, purge_raw_mail
-from judge.mail.sender import deliver_due
+from judge.mail.sender import deliver_batch
 from judge.mail.sessions import SessionLimits
 from judge.mail.transports import make_transport
-from judge.mail.worker import claim_next, process_claimed
+from judge.mail.worker import work_batch
 from judge.notify import Notifier
 from judge.service.faults import retry_faulty_games
 from judge.service.scheduler import run_due
-from judge.store.db import Store
+from judge.store.db import Store, is_sqlite
 from judge.store.leases import release_dead_leases
 from judge.store.schema import ensure_schema
 from judge.web.app import start_web
 
 log = logging.getLogger("judge.daemon")
 
-# Accepting mail comes first: while intake is busy the worker and the sender wait, so a burst
-# of mail is stored (and answered 250) at full speed and processed right after.  They wait at
-# most MAX_DEFER between two steps, so a steady stream of mail cannot starve them.
-INTAKE_QUIET = 0.05
-MAX_DEFER = 0.5
+# Accepting mail comes first, but never at the cost of answering it.  While intake is busy
+# the worker and the sender each take at most their share of the time: after a step that took
+# t seconds, during which the event loop (SMTP sessions, intake's commits) was busy a fraction
+# u of the time, each pauses u × t × (1 − share) / share before its next step.  The loop's
+# busy-ness is the CPU time its thread used over the wall time (``time.thread_time``), counted
+# as full once it reaches LOOP_SATURATED (the most it gets while the threads contend for the
+# interpreter).  So a burst is stored, and answered 250, at nearly full speed while the worker
+# and the sender still get their share; a steady stream that keeps the loop busy now and then
+# slows them in proportion; once intake is quiet they run flat out.  Each step is a batch:
+# WORK_BATCH messages claimed in one transaction and finished in write transactions of about
+# WORK_SECONDS (one disk flush for many messages, and the write lock never held long);
+# SEND_BATCH mails claimed for sending and marked sent a few at a time (judge.mail.sender).
+WORKER_SHARE = 0.25
+SENDER_SHARE = 0.25
+LOOP_SATURATED = 0.5
+MAX_PAUSE = 0.5
+WORK_BATCH = 32
+WORK_SECONDS = 0.05
+SEND_BATCH = 32
 # A loop (worker, sender, scheduler) that has not come round for this long is stuck: the
 # watchdog pings stop.  Long enough for a slow phase adjudication or an SMTP relay timeout.
 STALL_SECONDS = 180.0
@@ -193,38 +208,46 @@ class Daemon:
             await asyncio.sleep(0.05)
         self.limits.close_all()
 
-    async def _intake_quiet(self) -> None:
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + MAX_DEFER
-        while loop.time() < give_up and not self.stopping.is_set() and (
-                self.handler.in_flight or self.writer.busy
-                or loop.time() - self.writer.last_write < INTAKE_QUIET):
-            await asyncio.sleep(0.01)
+    async def _leave_room_for_intake(self, started: float, loop_cpu_before: float,
+                                     share: float) -> None:
+        """After a step that began at ``started`` (event-loop time) when the loop's thread had
+        used ``loop_cpu_before`` seconds of CPU, pause so that the step's loop takes at most
+        ``share`` of the time intake keeps the event loop busy.  (Runs on the loop's thread,
+        so ``time.thread_time`` is the loop's own CPU time.)"""
+        spent = asyncio.get_running_loop().time() - started
+        if spent <= 0 or self.stopping.is_set():
+            return
+        busy = min(1.0, (time.thread_time() - loop_cpu_before) / spent / LOOP_SATURATED)
+        pause = min(MAX_PAUSE, busy * spent * (1 - share) / share)
+        if pause > 0.001:
+            await self._wait(self.stopping, pause)
 
     async def _work_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
             self._beat("worker")
             self.work_waiting.clear()
-            await self._intake_quiet()
+            started, loop_cpu = loop.time(), time.thread_time()
             try:
-                did = await loop.run_in_executor(None, self._process_one)
+                claimed = await loop.run_in_executor(None, self._process_batch)
             except Exception:
                 # The database went away, say: keep going round, try again after a pause.
                 log.exception("worker failed; will try again")
-                did = False
-            if did:
-                self.processed += 1
+                claimed = 0
+            if claimed:
                 self.mail_waiting.set()
+                await self._leave_room_for_intake(started, loop_cpu, WORKER_SHARE)
                 continue
             await self._wait(self.work_waiting, self.config.worker.poll_seconds)
 
-    def _process_one(self) -> bool:
-        inbound_id = claim_next(self.store, self.config, self.pipeline.set_aside)
-        if inbound_id is None:
-            return False
-        process_claimed(self.store, self.config, inbound_id, self.pipeline)
-        return True
+    def _process_batch(self) -> int:
+        # On SQLite one writer works at a time anyway: batches save a disk flush per message.
+        # On PostgreSQL several daemons work side by side, one message each at a time, so
+        # none hoards the waiting mail and no long transaction locks rows another one needs.
+        batch = WORK_BATCH if is_sqlite(self.store.engine) else 1
+        claimed = work_batch(self.store, self.config, self.pipeline, batch, WORK_SECONDS)
+        self.processed += claimed
+        return claimed
 
     async def _schedule_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -266,13 +289,22 @@ class Daemon:
         while not self.stopping.is_set():
             self._beat("sender")
             self.mail_waiting.clear()
-            await self._intake_quiet()
+            started, loop_cpu = loop.time(), time.thread_time()
             try:
-                self.sent += await loop.run_in_executor(None, deliver_due, self.store,
-                                                        self.transport, self.config)
+                handled = await loop.run_in_executor(None, deliver_batch, self.store,
+                                                     self.transport, self.config, SEND_BATCH)
+                self.sent += handled
             except Exception:
                 log.exception("sender failed; will try again")
+                handled = 0
+            if handled:
+                await self._leave_room_for_intake(started, loop_cpu, SENDER_SHARE)
+                continue
+            # Nothing more to send: end the run of deliveries (the relay's QUIT) after the
+            # last mail was recorded as sent.
+            await loop.run_in_executor(None, self.transport.close)
             await self._wait(self.mail_waiting, self.config.worker.poll_seconds)
+        await loop.run_in_executor(None, self.transport.close)
 
     async def _wait(self, event: asyncio.Event, timeout: float) -> None:
         try:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import email.policy
 import re
+import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import Address, BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
@@ -81,6 +83,46 @@ _HEADERS.map_to_type("in-reply-to", _MessageIdsHeader)
 _HEADERS.map_to_type("references", _MessageIdsHeader)
 # The headers' classes come from the message's policy; outbox.enqueue serialises with SMTP's.
 _POLICY = email.policy.default.clone(header_factory=_HEADERS)
+_SMTP = email.policy.SMTP.clone(header_factory=_HEADERS)
+
+
+@dataclass(frozen=True)
+class Copies:
+    """A broadcast serialised once, from which each recipient's copy is cut.
+
+    The copies of one broadcast are the same bytes but for two header lines: ``To`` (each
+    copy names its own recipient only) and ``Message-ID`` (each copy is a mail of its own: the
+    sender uses the id as the copy's key).  ``head``, ``middle`` and ``tail`` are the bytes
+    around those two lines, exactly as :meth:`EmailMessage.as_bytes` wrote them.
+    """
+
+    head: bytes
+    middle: bytes
+    tail: bytes
+    mail_from: str
+    subject: str
+    domain: str
+
+    def copy_for(self, recipient: str) -> tuple[bytes, str]:
+        """(raw bytes, Message-ID) of the copy for ``recipient``."""
+        message_id = make_msgid(domain=self.domain)
+        return (self.head + _header_line("To", clean_line(recipient)) + self.middle
+                + _header_line("Message-ID", message_id) + self.tail), message_id
+
+
+# A plain ASCII addr-spec or Message-ID: the email package writes it out unchanged.
+_PLAIN = re.compile(r"<?[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+                    r"@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*>?")
+
+
+def _header_line(name: str, value: str) -> bytes:
+    """The header line ``as_bytes`` writes for ``value``: written directly when it is a plain
+    address or id on a short line (the common case; parsing a header costs a millisecond),
+    else by the email package itself."""
+    if len(name) + 2 + len(value) <= 78 and _PLAIN.fullmatch(value) and \
+            (value[0] == "<") == (value[-1] == ">"):
+        return f"{name}: {value}\r\n".encode("ascii")
+    return _SMTP.fold_binary(name, _POLICY.header_factory(name, value))
 
 
 class Composer:
@@ -123,3 +165,20 @@ class Composer:
     def broadcast(self, *, to: Iterable[str], subject: str, body: str,
                   now: datetime) -> EmailMessage:
         return self._base(to, subject, body, now, "auto-generated")
+
+    def broadcast_copies(self, *, subject: str, body: str, now: datetime) -> Copies:
+        """A broadcast built once, to be copied per recipient (:meth:`Copies.copy_for`):
+        what :meth:`broadcast` to one recipient gives, without building the message again."""
+        marker = secrets.token_hex(12)  # unique, so the two lines are found and nothing else
+        msg = self.broadcast(to=[f"to-{marker}@copy.invalid"], subject=subject, body=body,
+                             now=now)
+        msg.replace_header("Message-ID", f"<id-{marker}@copy.invalid>")
+        raw = msg.as_bytes(policy=email.policy.SMTP)
+        to_line = f"To: to-{marker}@copy.invalid\r\n".encode()
+        id_line = f"Message-ID: <id-{marker}@copy.invalid>\r\n".encode()
+        head, _, rest = raw.partition(to_line)
+        middle, _, tail = rest.partition(id_line)
+        if not rest or not tail:  # pragma: no cover - the lines are always there
+            raise ValueError("broadcast headers not where expected")
+        return Copies(head, middle, tail, self.config.judge.address, clean_line(subject),
+                      self.config.judge_domain)

@@ -19,7 +19,7 @@ from judge.commands.context import Outgoing
 from judge.config import Config
 from judge.core import load_map
 from judge.mail.compose import Composer, make_environment
-from judge.mail.outbox import enqueue
+from judge.mail.outbox import enqueue_copy
 from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
 from judge.mail.recipients import screen
@@ -165,11 +165,12 @@ def queue_outgoing(session: Session, composer: Composer, config: Config,
         picture = results_attachment(session, out.game, out.map_phase) if out.map_phase \
             else None
         no_picture = pictures_off(session, out.game) if picture else set()
+        # built once per text, copied per recipient (the copies differ in To and Message-ID)
+        copies = {zone: composer.broadcast_copies(subject=out.subject, body=text, now=now)
+                  for zone, text in texts.items()}
         for recipient in to:
-            enqueue(session, composer.broadcast(to=[recipient], subject=out.subject,
-                                                body=texts[zones[recipient]], now=now),
-                    inbound_id=inbound_id,
-                    attachment=None if recipient in no_picture else picture)
+            enqueue_copy(session, copies[zones[recipient]], recipient, inbound_id=inbound_id,
+                         attachment=None if recipient in no_picture else picture)
             count += 1
     return count
 

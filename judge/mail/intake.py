@@ -198,7 +198,6 @@ class InboundWriter:
         self._on_stored = on_stored
         self._pending: list[tuple[list[Arrival], asyncio.Future[int]]] = []
         self._flushing = False
-        self.last_write = 0.0  # event-loop time of the latest write() call
         self._sqlite = _SqliteInbound.of(store) if store.engine.dialect.name == "sqlite" else None
 
     @property
@@ -207,7 +206,6 @@ class InboundWriter:
 
     async def write(self, arrivals: list[Arrival]) -> int:
         loop = asyncio.get_running_loop()
-        self.last_write = loop.time()
         future: asyncio.Future[int] = loop.create_future()
         self._pending.append((arrivals, future))
         if not self._flushing:

@@ -9,6 +9,7 @@ from email.utils import getaddresses
 from sqlalchemy.orm import Session
 
 from judge.clock import utcnow
+from judge.mail.compose import Copies
 from judge.store.models import OutboxMessage
 
 
@@ -20,11 +21,28 @@ def enqueue(session: Session, msg: EmailMessage, *, inbound_id: int | None = Non
                   if addr]
     if not recipients:
         raise ValueError("a mail with no recipient cannot be queued")
+    return _queue(session, message_id=str(msg["Message-ID"]),
+                  mail_from=str(msg["From"].addresses[0].addr_spec), recipients=recipients,
+                  subject=str(msg["Subject"] or ""), raw=msg.as_bytes(policy=SMTP),
+                  inbound_id=inbound_id, attachment=attachment)
+
+
+def enqueue_copy(session: Session, copies: Copies, recipient: str, *,
+                 inbound_id: int | None = None, attachment: str | None = None) -> OutboxMessage:
+    """Queue ``recipient``'s copy of a broadcast built once (judge.mail.compose.Copies)."""
+    raw, message_id = copies.copy_for(recipient)
+    return _queue(session, message_id=message_id, mail_from=copies.mail_from,
+                  recipients=[recipient], subject=copies.subject, raw=raw,
+                  inbound_id=inbound_id, attachment=attachment)
+
+
+def _queue(session: Session, *, message_id: str, mail_from: str, recipients: list[str],
+           subject: str, raw: bytes, inbound_id: int | None,
+           attachment: str | None) -> OutboxMessage:
     now = utcnow()
-    row = OutboxMessage(created_at=now, message_id=str(msg["Message-ID"]),
-                        mail_from=str(msg["From"].addresses[0].addr_spec),
-                        recipients=",".join(recipients), subject=str(msg["Subject"] or ""),
-                        raw=msg.as_bytes(policy=SMTP), status="pending", attempts=0,
-                        next_attempt_at=now, inbound_id=inbound_id, attachment=attachment)
+    row = OutboxMessage(created_at=now, message_id=message_id, mail_from=mail_from,
+                        recipients=",".join(recipients), subject=subject, raw=raw,
+                        status="pending", attempts=0, next_attempt_at=now,
+                        inbound_id=inbound_id, attachment=attachment)
     session.add(row)
     return row

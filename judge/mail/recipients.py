@@ -69,23 +69,29 @@ def screen(session: Session, addresses: Iterable[str], now: datetime,
         select(KnownAddress.address, KnownAddress.confirmed_at, KnownAddress.notified_at)
         .where(KnownAddress.address.in_(wanted)))}
     allowed: list[str] = []
+    first_notices: list[str] = []
     for address in dict.fromkeys(wanted):
         row = rows.get(address)
         if row is not None and row.confirmed_at is not None:
             allowed.append(address)
         elif row is None or row.notified_at is None:
-            _notified(session, address, now)
+            first_notices.append(address)
             allowed.append(address)
         else:
             log.info("not writing to %s again: it has not written to the judge since its "
                      "first notice", address)
             if withheld is not None and address not in withheld:
                 withheld.append(address)
+    _notified(session, first_notices, now)
     return allowed
 
 
-def _notified(session: Session, address: str, now: datetime) -> None:
-    stmt = _insert(session)(KnownAddress).values(address=address, notified_at=now)
+def _notified(session: Session, addresses: list[str], now: datetime) -> None:
+    """Record that the judge writes to ``addresses`` now (one statement for them all)."""
+    if not addresses:
+        return
+    stmt = _insert(session)(KnownAddress).values(notified_at=now)
     session.execute(stmt.on_conflict_do_update(index_elements=["address"],
-                                               set_={"notified_at": now}))
+                                               set_={"notified_at": now}),
+                    [{"address": address} for address in addresses])
 

@@ -3,17 +3,23 @@
 Rows are claimed with a short lease (``FOR UPDATE SKIP LOCKED`` where the database has it), so
 two daemons on one database never send the same row twice at the same time.
 
-Delivery is at-least-once: a row is marked sent in its own short transaction right after the
-relay accepted it (before the connection's QUIT, see judge.mail.transports); a crash in
-between sends it again after the restart.
+Delivery is at-least-once: a row the relay accepted is marked sent soon after, in a short
+transaction that marks the others accepted just before it too (:class:`SentMarks`: at most
+``MARK_EVERY`` mails or ``MARK_SECONDS`` of sending go unrecorded, and always fewer than the
+mails of one :func:`deliver_batch`), and always before the connection's QUIT (see
+judge.mail.transports).  A crash in between sends those mails again after the restart: with an
+SMTP relay that window is the duplicate window; a Maildir recognises them by name.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import cast
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Table, bindparam, or_, select, update
 
 from judge.clock import utcnow
 from judge.config import Config
@@ -27,6 +33,10 @@ log = logging.getLogger("judge.sender")
 
 LEASE = timedelta(minutes=5)
 MAX_BACKOFF = timedelta(hours=6)
+# Sent-marks are committed together (one disk flush for many mails), but never more than this
+# many mails, or this many seconds of sending, after the first one the relay took.
+MARK_EVERY = 32
+MARK_SECONDS = 0.05
 
 
 def backoff(attempts: int, base_seconds: float) -> timedelta:
@@ -48,22 +58,67 @@ def _claim(store: Store, limit: int) -> list[OutboxMessage]:
         return rows
 
 
+_OUTBOX = cast(Table, OutboxMessage.__table__)
+_MARK_SENT = (update(_OUTBOX)
+              .where(_OUTBOX.c.id == bindparam("row_id"))
+              .values(status="sent", sent_at=bindparam("at"),
+                      attempts=_OUTBOX.c.attempts + 1, lease_until=None,
+                      lease_owner=None, last_error=bindparam("note")))
+
+
+@dataclass
+class SentMarks:
+    """Rows the relay took, not yet recorded as sent; :meth:`flush` records them in one
+    transaction."""
+
+    store: Store
+    waiting: list[dict[str, object]] = field(default_factory=list)
+    oldest: float = 0.0
+
+    def add(self, row: OutboxMessage, note: str | None, at: datetime) -> None:
+        if not self.waiting:
+            self.oldest = time.monotonic()
+        self.waiting.append(dict(row_id=row.id, at=at, note=note))
+        if len(self.waiting) >= MARK_EVERY or time.monotonic() - self.oldest >= MARK_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.waiting:
+            return
+        with self.store.transaction() as session:
+            session.connection().execute(_MARK_SENT, self.waiting)
+        self.waiting = []
+
+
+def deliver_batch(store: Store, transport: Transport, config: Config, limit: int = 100) -> int:
+    """Claim up to ``limit`` due rows and send them; returns how many were handled (sent or
+    failed), 0 when nothing was due.  Every mail the relay took is recorded before this
+    returns; the caller closes the transport (the relay's QUIT) when it is done sending."""
+    rows = _claim(store, limit)
+    marks = SentMarks(store)
+    try:
+        for row in rows:
+            _deliver(store, transport, config, row, marks)
+    finally:
+        marks.flush()
+    return len(rows)
+
+
 def deliver_due(store: Store, transport: Transport, config: Config, limit: int = 100) -> int:
     """Send what is due; returns how many rows were handled (sent or failed)."""
     handled = 0
     try:
         while True:
-            rows = _claim(store, limit)
-            if not rows:
+            done = deliver_batch(store, transport, config, limit)
+            if not done:
                 return handled
-            for row in rows:
-                _deliver(store, transport, config, row)
-                handled += 1
+            handled += done
     finally:
         transport.close()
 
 
-def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMessage) -> None:
+def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMessage,
+             marks: SentMarks) -> None:
     recipients = [r for r in row.recipients.split(",") if r]
     status, error, note = "sent", None, None
     # pictures are drawn now, never in the transaction that queued the mail
@@ -81,11 +136,8 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
         status, error = "pending", f"unexpected: {exc!r}"
     now = utcnow()
     if status == "sent":
-        # The relay has it: record that at once, in one statement (the at-least-once window).
-        with store.transaction() as session:
-            session.execute(update(OutboxMessage).where(OutboxMessage.id == row.id).values(
-                status="sent", sent_at=now, attempts=OutboxMessage.attempts + 1,
-                lease_until=None, lease_owner=None, last_error=note))
+        # The relay has it: recorded with the next few (the at-least-once window).
+        marks.add(row, note, now)
         log.info("outbox %s sent to %s: message %s, %r (inbound %s)", row.id,
                  row.recipients, row.message_id, row.subject, row.inbound_id)
         return

@@ -7,6 +7,15 @@ in one transaction that commits the message's effects, its outbox rows and its `
 together; a staged one (the mail pipeline, ``processor.process(store, inbound_id)``) commits
 in several steps, each recording how far it got, and marks the message done in the last one
 with :func:`mark_processed`.  Either way each command takes effect exactly once.
+
+On SQLite the daemon works in batches (:func:`work_batch`; on PostgreSQL, where several daemons
+may share the work, one message at a time): one transaction claims several messages, and
+a processor that can (the pipeline's ``process_batch``) finishes several in one write
+transaction, so a stream of mail costs a disk flush per batch rather than two per message.
+Only messages never tried before are claimed together: one tried before may be the one that
+crashed the daemon, so it is claimed, counted and processed alone.  A crash in the middle of
+a batch thus counts one attempt too many for the others in it, once; after that each is on
+its own, and only a message that itself keeps crashing is set aside.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import logging
 import traceback
 from datetime import timedelta
+from itertools import takewhile
 from typing import Callable, Protocol, runtime_checkable
 
 from sqlalchemy import or_, select, update
@@ -78,6 +88,69 @@ def claim_next(store: Store, config: Config,
             row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
             row.lease_owner = owner_id()
             return row.id
+
+
+def claim_batch(store: Store, config: Config, on_set_aside: SetAside | None = None,
+                limit: int = 32) -> list[int]:
+    """Lease up to ``limit`` of the oldest waiting messages in one transaction; their ids,
+    oldest first ([] when nothing waits).  A message tried before comes alone."""
+    while True:
+        now = utcnow()
+        with store.transaction() as session:
+            rows = list(session.scalars(
+                select(InboundMessage)
+                .where(InboundMessage.status == "new",
+                       or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < now))
+                .order_by(InboundMessage.id).limit(limit)
+                .with_for_update(skip_locked=True)))
+            if not rows:
+                return []
+            first = rows[0]
+            if first.attempts >= config.worker.max_attempts:
+                _set_aside(session, first, f"set aside after {first.attempts} attempts",
+                           on_set_aside)
+                continue
+            taken = [first] if first.attempts else \
+                list(takewhile(lambda row: row.attempts == 0, rows))
+            for row in taken:
+                row.attempts += 1
+                row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
+                row.lease_owner = owner_id()
+            return [row.id for row in taken]
+
+
+def process_batch(store: Store, config: Config, inbound_ids: list[int],
+                  processor: Processor, seconds: float = 0.05) -> int:
+    """Process claimed messages; returns how many were finished.  A processor with a
+    ``process_batch`` method finishes many in one write transaction (of about ``seconds``);
+    the others, one by one."""
+    batch = getattr(processor, "process_batch", None)
+    if batch is None or len(inbound_ids) == 1:
+        return sum(process_claimed(store, config, i, processor) for i in inbound_ids)
+    set_aside = getattr(processor, "set_aside", None)
+    try:
+        finished, failures = batch(store, inbound_ids, seconds)
+    except Exception:
+        # The shared transaction itself failed (the database went away, say): what it held
+        # was rolled back, so each message is tried again on its own.
+        log.exception("a batch of %d messages failed; processing them one by one",
+                      len(inbound_ids))
+        return sum(process_claimed(store, config, i, processor) for i in inbound_ids)
+    for inbound_id, exc in failures:
+        log.error("inbound %s failed (will retry up to %d attempts)", inbound_id,
+                  config.worker.max_attempts, exc_info=exc)
+        _record_failure(store, config, inbound_id, exc, set_aside)
+    return finished
+
+
+def work_batch(store: Store, config: Config, processor: Processor, limit: int = 32,
+               seconds: float = 0.05) -> int:
+    """The daemon worker's step: claim a batch and process it; returns how many messages
+    were claimed (0: nothing waits)."""
+    inbound_ids = claim_batch(store, config, getattr(processor, "set_aside", None), limit)
+    if inbound_ids:
+        process_batch(store, config, inbound_ids, processor, seconds)
+    return len(inbound_ids)
 
 
 def mark_processed(session: Session, inbound_id: int, outcome: str, note: str | None) -> bool:

@@ -5,6 +5,21 @@ write lock (judge.commands.prepare) and hands them in with :func:`precomputed`: 
 force, :func:`hash_password` and :func:`check_password` take a result worked out beforehand
 when there is one, and compute it themselves otherwise (when the stored hash changed meanwhile,
 say), so the answer is always the one computing it now would give.
+
+A check that succeeded is remembered for ``CHECK_MEMORY_SECONDS`` (:class:`_CheckMemory`): a
+player who mails orders, then corrections a few minutes later, pays the slow hash once.  It is
+safe because it remembers only the true answer of a pure function of (password, stored hash):
+
+* failures are never remembered, so every wrong guess still costs a full scrypt;
+* an entry answers only for the very password checked against the very stored hash, and
+  setting a new password stores a new hash (with a new salt), so the old entry can no longer
+  match: a changed password takes effect at once, and the old one is refused;
+* entries are keyed by an HMAC under a key drawn at process start, so the memory holds no
+  password; the store itself keeps mail as received (SIGNON lines and all) for
+  ``[retention] raw_mail_days``, so this adds nothing an intruder in the process could not
+  read there;
+* it lives in the process only, at most ``CHECK_MEMORY_SIZE`` entries, each for a few minutes
+  from the check that succeeded (a hit does not prolong it).
 """
 
 from __future__ import annotations
@@ -13,6 +28,9 @@ import base64
 import hashlib
 import hmac
 import os
+import threading
+import time
+from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -86,7 +104,64 @@ def _compute_hash(password: str) -> str:
     return f"scrypt${_N}${_R}${_P}${b64(salt)}${b64(digest)}"
 
 
+CHECK_MEMORY_SECONDS = 600.0
+CHECK_MEMORY_SIZE = 4096
+
+
+class _CheckMemory:
+    """Successful checks of the last few minutes, by HMAC of (stored hash, password)."""
+
+    def __init__(self) -> None:
+        self._key = os.urandom(32)
+        self._seen: OrderedDict[bytes, float] = OrderedDict()  # key → when it was checked
+        self._lock = threading.Lock()  # the worker and the CLI may check from threads
+
+    def key(self, password: str, stored: str) -> bytes:
+        message = stored.encode("utf-8", "surrogatepass") + b"\0" + \
+            password.encode("utf-8", "surrogatepass")
+        return hmac.new(self._key, message, hashlib.sha256).digest()
+
+    def holds(self, key: bytes) -> bool:
+        with self._lock:
+            at = self._seen.get(key)
+            if at is None:
+                return False
+            if time.monotonic() - at < CHECK_MEMORY_SECONDS:
+                return True
+            del self._seen[key]
+            return False
+
+    def remember(self, key: bytes) -> None:
+        with self._lock:
+            self._seen[key] = time.monotonic()
+            self._seen.move_to_end(key)
+            while len(self._seen) > CHECK_MEMORY_SIZE:
+                self._seen.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._seen.clear()
+
+
+_MEMORY = _CheckMemory()
+
+
+def forget_checks() -> None:
+    """Forget every remembered check (a fresh process's state)."""
+    _MEMORY.clear()
+
+
 def _compute_check(password: str, stored: str) -> bool:
+    key = _MEMORY.key(password, stored)
+    if _MEMORY.holds(key):
+        return True
+    ok = _slow_check(password, stored)
+    if ok:
+        _MEMORY.remember(key)
+    return ok
+
+
+def _slow_check(password: str, stored: str) -> bool:
     try:
         scheme, n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":

@@ -14,6 +14,7 @@ game has no next event until orders or the master move it on.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime
 from typing import Callable
 
@@ -27,7 +28,7 @@ from judge.service.faults import ProcessingFault, describe, guarded, record_faul
 from judge.service.games import dummy_seats, lock_game, seats, variant_title
 from judge.service.phases import (is_ready, overdue_powers, owing_powers, process_phase,
                                   waiting_powers)
-from judge.store.db import Store
+from judge.store.db import Store, is_sqlite
 from judge.store.models import Game
 
 log = logging.getLogger("judge.scheduler")
@@ -121,27 +122,45 @@ def _grace_over(session: Session, game: Game, now: datetime,
         dummies=tuple(p for p in awaited if p in dummies))]
 
 
+# On SQLite due games share a write transaction (one disk flush) for up to this many seconds
+# of work, each in a savepoint of its own: the write lock is never held much longer than this.
+# (On PostgreSQL each game has a transaction of its own: schedulers of several daemons then
+# never hold the locks of many games at once.)
+GROUP_SECONDS = 0.1
+
+
 def run_due(store: Store, now: datetime, deliver: Deliver, limit: int = 100) -> int:
-    """One pass over the due games, oldest first, each in a transaction of its own with the
-    mail it causes.  Returns how many games were visited: a full batch means more may wait.
+    """One pass over the due games, oldest first, each with the mail it causes; several games
+    commit together (each in a savepoint, so one that fails is rolled back alone).  Returns
+    how many games were visited: a full batch means more may wait.
 
     A game whose processing fails backs off (judge.service.faults), so it is not among the
     due games of the next passes and never holds up the others."""
     with store.transaction() as session:
         ids = due_games(session, now, limit)
-    for game_id in ids:
-        try:
-            with store.transaction() as session:
+    waiting = list(ids)
+    while waiting:
+        failed: list[tuple[int, Exception]] = []
+        until = time.monotonic() + (GROUP_SECONDS if is_sqlite(store.engine) else 0.0)
+        with store.transaction() as session:
+            while waiting:
+                game_id = waiting.pop(0)
                 try:
-                    events = tick_game(session, game_id, now)
-                except _Faulted as faulted:
-                    events = faulted.events
-                deliver(session, events)
-        except Exception as exc:
+                    with session.begin_nested():
+                        try:
+                            events = tick_game(session, game_id, now)
+                        except _Faulted as faulted:
+                            events = faulted.events
+                        deliver(session, events)
+                except Exception as exc:
+                    failed.append((game_id, exc))
+                if time.monotonic() >= until:
+                    break
+        for game_id, error in failed:
             # Failed outside processing (its stored state cannot be read, say): record it
             # in a transaction of its own, so the game backs off and its master hears of it.
-            log.exception("scheduler: game %s failed", game_id)
+            log.error("scheduler: game %s failed", game_id, exc_info=error)
             with store.transaction() as session:
                 deliver(session, record_fault(session, game_id, now, "its deadline",
-                                              describe(exc)))
+                                              describe(error)))
     return len(ids)

@@ -49,6 +49,10 @@ def _tune_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
 def rows_changed(result: Result[Any]) -> int:
     """How many rows an UPDATE or DELETE touched (its result is a cursor result)."""
     return cast(CursorResult[Any], result).rowcount

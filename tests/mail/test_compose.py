@@ -141,3 +141,36 @@ def test_reply_template_for_a_mail_without_commands(composer: Composer) -> None:
                            limit=50)
     assert "no commands" in body and "HELP" in body and "judge@example.org" in body
     assert "the mail had no text part" in body
+
+
+@pytest.mark.parametrize("body", ["Spring 1901 results.\nA PAR - BUR.\n",
+                                  "Résultats: Ünïcode, and a line " + "x" * 1200 + "\n"])
+def test_a_broadcast_built_once_gives_each_recipient_the_mail_built_for_them(
+        composer: Composer, body: str) -> None:
+    from email.policy import SMTP
+    copies = composer.broadcast_copies(subject="XJUDGE:war - S1901M Results", body=body, now=NOW)
+    recipients = ["alice@example.org", "b" * 60 + "@" + "c" * 50 + ".example.org"]
+    ids = set()
+    for to in recipients:
+        raw, message_id = copies.copy_for(to)
+        alone = composer.broadcast(to=[to], subject="XJUDGE:war - S1901M Results", body=body,
+                                   now=NOW)
+        alone.replace_header("Message-ID", message_id)
+        assert raw == alone.as_bytes(policy=SMTP)  # byte for byte, but for its own id
+        msg = email.message_from_bytes(raw, policy=policy.default)
+        assert str(msg["To"]) == to and str(msg["Message-ID"]) == message_id
+        ids.add(message_id)
+    assert len(ids) == len(recipients)  # every copy is a mail of its own
+
+
+@pytest.mark.parametrize("to", ["alice@example.org", "a.b+c@x-y.example.org", "a..b@example.org",
+                                ".a@example.org", "a@b", "Ünï@exämple.org",
+                                "x" * 70 + "@example.org", "<a@example.org>"])
+def test_each_copy_names_its_recipient_as_the_email_package_would(composer: Composer,
+                                                                  to: str) -> None:
+    from email.policy import SMTP
+    copies = composer.broadcast_copies(subject="S", body="B\n", now=NOW)
+    raw, message_id = copies.copy_for(to)
+    alone = composer.broadcast(to=[to], subject="S", body="B\n", now=NOW)
+    alone.replace_header("Message-ID", message_id)
+    assert raw == alone.as_bytes(policy=SMTP)

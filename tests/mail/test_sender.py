@@ -12,6 +12,7 @@ from typing import Iterator
 
 import pytest
 from aiosmtpd.controller import Controller
+from sqlalchemy import func, select
 
 from conftest import body_of, free_port, read_maildir
 from judge.clock import as_utc, utcnow
@@ -288,3 +289,33 @@ def test_a_crash_between_delivery_and_marking_sent_does_not_duplicate(
     replies = read_maildir(box)
     assert len(replies) == 1
     assert replies[0]["Subject"] == "Re: orders"
+
+
+class Counting:
+    """A transport that takes every mail, and at QUIT (close) looks at what the store says."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.sent: list[str] = []
+        self.at_close: list[dict[str, int]] = []
+
+    def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> None:
+        self.sent.append(key)
+
+    def close(self) -> None:
+        with self.store.transaction() as s:
+            rows = s.execute(select(OutboxMessage.status, func.count())
+                             .group_by(OutboxMessage.status)).all()
+        self.at_close.append({status: n for status, n in rows})
+
+
+def test_sent_marks_are_committed_together_and_all_before_the_quit(store: Store,
+                                                                   config: Config) -> None:
+    from judge.mail import sender
+    ids = [queue(store, config, to=[f"p{i}@example.org"]) for i in range(sender.MARK_EVERY + 5)]
+    transport = Counting(store)
+    assert deliver_due(store, transport, config, limit=len(ids)) == len(ids)
+    assert len(transport.sent) == len(set(transport.sent)) == len(ids)  # each sent once
+    # by the QUIT every mail the relay took is recorded as sent (none would go out again)
+    assert transport.at_close == [{"sent": len(ids)}]
+    assert all(row_of(store, i).attempts == 1 for i in ids)

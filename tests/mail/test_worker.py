@@ -17,7 +17,8 @@ from conftest import JUDGE_EXE
 from judge.clock import utcnow
 from judge.config import Config, JudgeSection, WorkerSection
 from judge.mail.intake import Arrival, store_arrivals
-from judge.mail.worker import claim_next, process_claimed, process_pending
+from judge.mail.worker import (claim_batch, claim_next, process_claimed, process_pending,
+                               work_batch)
 from judge.store.db import Store
 from judge.store.models import InboundMessage
 
@@ -204,3 +205,47 @@ def test_inbound_retry_refuses_what_it_cannot_retry(store: Store, config: Config
     assert unknown.returncode != 0
     assert len(unknown.stderr.splitlines()) == 1, unknown.stderr
     assert "4242" in unknown.stderr
+
+
+# --------------------------------------------------------------------------- batches
+
+
+def test_a_batch_claims_only_untried_messages_together(store: Store, config: Config) -> None:
+    ids = arrive(store, "a", "b", "c", "d")
+    with store.transaction() as s:  # "c" was tried before (its try may have crashed the daemon)
+        s.get(InboundMessage, ids["c"]).attempts = 1  # type: ignore[union-attr]
+    assert claim_batch(store, config, limit=10) == [ids["a"], ids["b"]]
+    assert claim_batch(store, config, limit=10) == [ids["c"]]  # alone
+    assert claim_batch(store, config, limit=10) == [ids["d"]]
+    assert claim_batch(store, config, limit=10) == []  # all leased
+    assert {n: rows(store)[i][1] for n, i in ids.items()} == {"a": 1, "b": 1, "c": 2, "d": 1}
+
+
+def version_mail(name: str) -> Arrival:
+    raw = (f"From: {name}@example.org\r\nTo: {JUDGE}\r\nSubject: v\r\n"
+           f"Message-ID: <{name}@example.org>\r\n\r\nVERSION\r\n").encode()
+    return Arrival(JUDGE, f"{name}@example.org", raw, f"<{name}@example.org>")
+
+
+def test_one_failing_message_of_a_batch_is_rolled_back_alone(
+        store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.mail.pipeline import Pipeline
+    from judge.store.models import OutboxMessage
+    store_arrivals(store, [version_mail(n) for n in ("p1", "p2", "bad", "p3")])
+    real_step = Pipeline._step
+
+    def step(self, run, session, row):  # type: ignore[no-untyped-def]
+        outcome = real_step(self, run, session, row)  # its reply is queued, then it fails
+        if row.envelope_sender.startswith("bad@"):
+            raise RuntimeError("cannot digest bad")
+        return outcome
+
+    monkeypatch.setattr(Pipeline, "_step", step)
+    assert work_batch(store, config, Pipeline(config), limit=10, seconds=60) == 4
+    with store.transaction() as s:
+        status = {r.envelope_sender: (r.status, r.attempts, r.note)
+                  for r in s.scalars(select(InboundMessage))}
+        replies = sorted(r.recipients for r in s.scalars(select(OutboxMessage)))
+    assert replies == ["p1@example.org", "p2@example.org", "p3@example.org"]  # not "bad"
+    assert status["bad@example.org"] == ("new", 1, "RuntimeError: cannot digest bad")
+    assert [status[f"p{i}@example.org"][0] for i in (1, 2, 3)] == ["done"] * 3
