@@ -35,7 +35,7 @@ from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
 from judge.mail.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
-from judge.mail.game_mail import outgoing_for, queue_outgoing
+from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing, signed_on_game
 from judge.mail.outbox import enqueue
 from judge.mail.pictures import attachment_text
 from judge.mail.reading import ReadMail, read_message
@@ -232,7 +232,9 @@ class Pipeline:
     def _reply(self, ctx: Context, session: Session, run: Run) -> None:
         mail = run.mail
         assert mail is not None
+        game = signed_on_game(ctx)
         body = self.composer.render("reply.txt", answers=ctx.answers, problems=mail.problems,
+                                    game=game, judge_date=judge_date,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:
@@ -241,18 +243,23 @@ class Pipeline:
             run.notes.append(f"reply cut at {limit} bytes")
         to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld)
         # MAP pictures are drawn when the reply is sent (judge.mail.pictures)
+        refused = any(not a.ok for a in ctx.answers if not a.note)
         self._enqueue_reply(session, run, to, body,
-                            attachment_text(ctx.pictures) if ctx.pictures else None)
+                            attachment_text(ctx.pictures) if ctx.pictures else None,
+                            game=game, error=refused)
 
     def _enqueue_reply(self, session: Session, run: Run, to: list[str], body: str,
-                       attachment: str | None = None) -> None:
+                       attachment: str | None = None, game: dict[str, Any] | None = None,
+                       error: bool = False) -> None:
         mail = run.mail
         assert mail is not None
         if not to:
             return
         reply = self.composer.reply(to=to, original_subject=mail.subject,
                                     original_id=mail.message_id, references=mail.references,
-                                    body=body, now=run.now)
+                                    body=body, now=run.now,
+                                    game=game["name"] if game else None,
+                                    phase=game["phase"] if game else None, error=error)
         enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
 
     # ------------------------------------------------------------------ mail set aside

@@ -29,6 +29,8 @@ class Sent:
     to: list[str]
     subject: str
     body: str
+    # a reply to the mail sent (Auto-Submitted: auto-replied), whatever its subject says
+    reply: bool = False
 
 
 @dataclass
@@ -48,9 +50,9 @@ class Judge:
         store_arrivals(self.store, [Arrival(JUDGE_ADDRESS, sender, raw, message_id_of(raw))])
         process_pending(self.store, self.config, Pipeline(self.config))
         out = self.new()
-        replies = [m for m in out if m.subject.startswith("Re:")]
+        replies = [m for m in out if m.reply]
         assert len(replies) == 1, [m.subject for m in out]
-        self.last_broadcasts = [m for m in out if not m.subject.startswith("Re:")]
+        self.last_broadcasts = [m for m in out if not m.reply]
         return replies[0]
 
     def outbox(self, after: int = 0) -> list[Sent]:
@@ -62,13 +64,14 @@ class Judge:
             for r in rows:
                 msg = email.message_from_bytes(r.raw, policy=policy.default)
                 sent = Sent(r.recipients.split(","), str(msg["Subject"]),
-                            body_of(msg).replace("\r\n", "\n"))
+                            body_of(msg).replace("\r\n", "\n"),
+                            reply=msg["Auto-Submitted"] == "auto-replied")
                 # Nobody's copy names the other recipients.
                 assert str(msg["To"]) == ", ".join(sent.to), (msg["To"], sent.to)
                 # A broadcast is queued as one copy per recipient, one after another: read the
                 # run of identical copies as one mail to all of them.
                 last = out[-1] if out else None
-                if (last and not sent.subject.startswith("Re:")
+                if (last and not sent.reply
                         and (last.subject, last.body) == (sent.subject, sent.body)):
                     last.to.extend(sent.to)
                 else:

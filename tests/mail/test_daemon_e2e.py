@@ -31,7 +31,7 @@ def test_help_mail_gets_one_threaded_reply(judge):
                     msgid="<hello-1@example.org>")
     judge.send(msg)
     [reply] = judge.wait_replies(1)
-    assert reply["Subject"] == "Re: first contact"
+    assert reply["Subject"] == "[Error Flag] Re: first contact"  # frobnicate is refused
     assert reply["In-Reply-To"] == "<hello-1@example.org>"
     assert reply["Auto-Submitted"] == "auto-replied"
     assert reply["To"] == "alice@example.org"
