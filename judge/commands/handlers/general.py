@@ -88,7 +88,7 @@ def list_command(ctx: Context, cmd: Command) -> None:
 def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     """What LIST <game> shows; the master also sees who has ordered and the addresses."""
     from judge.service.orders import order_set, owed, stored_orders
-    from judge.service.phases import overdue_powers, position_of
+    from judge.service.phases import board_units, overdue_powers, position_of
     is_master = bool(identity is not None and getattr(identity, "role") & Role.MASTER)
     pos = position_of(game)
     counts = pos.center_counts()
@@ -109,6 +109,10 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
         rows.append((power.capitalize(), counts[power], len(pos.units_of(power)), status,
                      seat.address if (seat and is_master) else ""))
     forming = [s.address if is_master else "" for s in seats(ctx.session, game, "power")]
+    # a power still in the game that nobody plays (and no dummy): a seat a player may take
+    alive = set(pos.survivors())
+    open_seats = [p.capitalize() for p in pos.map.powers
+                  if p not in players and p not in dummies and p in alive]
     mine_orders = None
     if identity is not None and getattr(identity, "power", None) in players:
         power = identity.power  # type: ignore[attr-defined]
@@ -125,7 +129,10 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
                 absences=[(who.capitalize(), ctx.when(start), ctx.when(end)) for who, start, end
                           in absences.current(ctx.session, game, ctx.now)],
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
-                private=is_private(game),
+                private=is_private(game), open_seats=open_seats,
+                units=board_units(pos) if game.state != "forming" else [],
+                press=dict(rules=sorted(rules_of(game) & {"NO_PRESS", "PUBLIC_PRESS"}),
+                           grey=game.grey_press, observers=game.observer_press),
                 civil_disorder="CIVIL_DISORDER" in rules_of(game),
                 cd_dummies="CD_DUMMIES" in rules_of(game),
                 waiting_for=[p.capitalize() for p in waiting_for],
