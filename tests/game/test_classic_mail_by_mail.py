@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
 from judge.mail.game_mail import judge_date
+from judge.mail.times import written
 from judge.store.models import Game
 
 G = "war1901"
@@ -92,3 +93,211 @@ def test_every_deadline_header_has_seconds(judge_in_process: Judge) -> None:
     j.mail("master@example.org", f"SIGNON M{G} mpw\nSET GRACE 12h")
     (change,) = [m for m in j.last_broadcasts if m.subject.endswith("Parameter Change")]
     assert re.search(rf"^:: Deadline: F1901M {HEADER_DATE}$", change.body, re.M), change.body
+
+
+# --------------------------------------------------------------------------- results and board
+
+BOARD = ("POSITION F1901M", "AUSTRIA: A BOH, A VIE, F TRI", "GERMANY: A MUN, A SIL, F KIE",
+         "FRANCE: F MAO, A PAR", "ENGLAND: F LON", "ENDPOSITION")
+
+
+def master(j: Judge, *lines: str) -> str:
+    return j.mail("master@example.org", "\n".join([f"SIGNON M{G} mpw", *lines])).body
+
+
+def results_of(j: Judge, phase: str) -> str:
+    """The text of the results mail of ``phase`` (the one copy every player gets), after the
+    ``::`` header lines."""
+    (mail,) = {m.body for m in j.last_broadcasts if m.subject == f"JUDGE:{G} - {phase} Results"}
+    head, _, text = mail.partition("\n\n")
+    assert head.startswith(":: Judge: JUDGE"), mail
+    return text
+
+
+def fall_with_a_bounce_and_a_dislodgement(j: Judge) -> dict[str, str]:
+    players = start_full_game(j, G)
+    assert "Error" not in master(j, "PAUSE", *BOARD, "RESUME")
+    j.mail(players["GERMANY"], f"{signon(j, 'GERMANY')}\nA Mun-Boh\nA Sil S A Mun-Boh\nF Kie H")
+    j.mail(players["FRANCE"], f"{signon(j, 'FRANCE')}\nF Mao-Spa/sc\nA Par-Bur")
+    master(j, "PROCESS")
+    return players
+
+
+def deadline_line(j: Judge) -> str:
+    return (f"The deadline for orders will be "
+            f"{written(game_row(j).deadline.replace(tzinfo=UTC))}.\n")
+
+
+def test_movement_results_follow_the_classic_judge_and_show_the_board(
+        judge_in_process: Judge) -> None:
+    j = judge_in_process
+    fall_with_a_bounce_and_a_dislodgement(j)
+    assert results_of(j, "F1901M") == """\
+Movement results for Fall of 1901.  (war1901.001)
+
+Austria: Army Bohemia HOLD.  (*dislodged, civil disorder*)
+Austria: Fleet Trieste HOLD.  (*civil disorder*)
+Austria: Army Vienna HOLD.  (*civil disorder*)
+
+England: Fleet London HOLD.  (*civil disorder*)
+
+France: Fleet Mid-Atlantic Ocean -> Spain (south coast).
+France: Army Paris -> Burgundy.
+
+Germany: Fleet Kiel HOLD.
+Germany: Army Munich -> Bohemia.
+Germany: Army Silesia SUPPORT Army Munich -> Bohemia.
+
+The following units were dislodged:
+
+The Austrian Army in Bohemia can retreat to Galicia or Tyrolia.
+
+Unit positions after F1901M:
+
+Austria: Army Bohemia.  (*dislodged*)
+Austria: Fleet Trieste.
+Austria: Army Vienna.
+
+England: Fleet London.
+
+France: Army Burgundy.
+France: Fleet Spain (south coast).
+
+Germany: Army Bohemia.
+Germany: Fleet Kiel.
+Germany: Army Silesia.
+
+The next phase of 'war1901' will be Retreats for Fall of 1901.
+""" + deadline_line(j)
+
+
+def test_retreat_and_adjustment_results_mark_what_the_judge_filled_in(
+        judge_in_process: Judge) -> None:
+    j = judge_in_process
+    players = fall_with_a_bounce_and_a_dislodgement(j)
+    reply = j.mail(players["AUSTRIA"], f"{signon(j, 'AUSTRIA')}\nA Boh-Tyr")
+    assert "F1901R has been processed; war1901 is now at W1901A.\n" in reply.body
+    assert results_of(j, "F1901R") == """\
+Retreat results for Fall of 1901.  (war1901.002)
+
+Austria: Army Bohemia -> Tyrolia.
+
+Ownership of supply centers:
+
+Austria:   Trieste, Vienna.
+England:   London.
+France:    Spain.
+Germany:   Kiel.
+
+Austria:     2 Supply centers,  3 Units:  Removes  1 unit.
+England:     1 Supply center,  1 Unit:  Builds   0 units.
+France:      1 Supply center,  2 Units:  Removes  1 unit.
+Germany:     1 Supply center,  3 Units:  Removes  2 units.
+
+Unit positions after F1901R:
+
+Austria: Fleet Trieste.
+Austria: Army Tyrolia.
+Austria: Army Vienna.
+
+England: Fleet London.
+
+France: Army Burgundy.
+France: Fleet Spain (south coast).
+
+Germany: Army Bohemia.
+Germany: Fleet Kiel.
+Germany: Army Silesia.
+
+The next phase of 'war1901' will be Adjustments for Winter of 1901.
+""" + deadline_line(j)
+    # Germany orders one of its two removals, Austria and France none: the master processes
+    j.mail(players["GERMANY"], f"{signon(j, 'GERMANY')}\nREMOVE A BOH")
+    reply = master(j, "PROCESS")
+    assert "W1901A has been processed; war1901 is now at S1902M.\n" in reply
+    assert results_of(j, "W1901A") == """\
+Adjustment results for Winter of 1901.  (war1901.003)
+
+Austria: Removes the army in Tyrolia.  (*civil disorder*)
+
+France: Removes the army in Burgundy.  (*civil disorder*)
+
+Germany: Removes the army in Bohemia.
+Germany: Removes the army in Silesia.  (*default*)
+
+Ownership of supply centers:
+
+Austria:   Trieste, Vienna.
+England:   London.
+France:    Spain.
+Germany:   Kiel.
+
+Unit positions after W1901A:
+
+Austria: Fleet Trieste.
+Austria: Army Vienna.
+
+England: Fleet London.
+
+France: Fleet Spain (south coast).
+
+Germany: Fleet Kiel.
+
+The next phase of 'war1901' will be Movement for Spring of 1902.
+""" + deadline_line(j)
+
+
+def test_history_words_the_phases_as_the_results_did(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    fall_with_a_bounce_and_a_dislodgement(j)
+    text = j.mail("stranger@example.org", f"HISTORY {G}").body
+    assert ("  Austria: Army Bohemia HOLD.  (*dislodged, civil disorder*)\n" in text
+            and "  The Austrian Army in Bohemia can retreat to Galicia or Tyrolia.\n" in text
+            and "  France: Fleet Mid-Atlantic Ocean -> Spain (south coast).\n" in text), text
+
+
+def test_list_shows_the_board_open_seats_and_press(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    players = fall_with_a_bounce_and_a_dislodgement(j)
+    j.mail(players["ENGLAND"], f"{signon(j, 'ENGLAND')}\nRESIGN")
+    master(j, "SET NOGREY")
+    text = j.mail("stranger@example.org", f"LIST {G}").body
+    deadline = written(game_row(j).deadline.replace(tzinfo=UTC))
+    assert f"Phase: F1901R   Deadline: {deadline}\n" in text, text
+    assert "Open seats: England.\n" in text, text
+    assert """
+Unit positions at F1901R:
+
+Austria: Army Bohemia.  (*dislodged*)
+Austria: Fleet Trieste.
+Austria: Army Vienna.
+
+England: Fleet London.
+
+France: Army Burgundy.
+France: Fleet Spain (south coast).
+
+Germany: Army Bohemia.
+Germany: Fleet Kiel.
+Germany: Army Silesia.
+
+Rules: none
+Press: private and broadcast; grey press refused.
+Observers write only to the master (SET OBSERVER PRESS).
+""" in text, text
+    master(j, "SET OBSERVER PRESS", "SET RULES PUBLIC_PRESS")
+    text = j.mail("stranger@example.org", f"LIST {G}").body
+    assert ("Press: broadcasts only, no private press (PUBLIC_PRESS); grey press refused.\n"
+            "Observers may broadcast (SET NO OBSERVER PRESS).\n") in text, text
+    master(j, "SET RULES NO_PRESS")
+    text = j.mail("stranger@example.org", f"LIST {G}").body
+    assert "Press: only to and from the master (NO_PRESS).\nLate powers" in text, text
+
+
+def test_list_of_a_forming_game_counts_the_open_seats(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    j.mail("master@example.org", f"CREATE {G} mpw")
+    j.mail("player0@example.org", f"JOIN {G} pw0")
+    text = j.mail("stranger@example.org", f"LIST {G}").body
+    assert "Players joined: 1 of 7\nOpen seats: 6.\n" in text, text
+    assert "Unit positions" not in text
