@@ -5,6 +5,7 @@ shown in results and LIST, and "processed" worded the same whatever processed th
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timezone
 
@@ -13,7 +14,7 @@ from sqlalchemy import select
 from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
 from judge.mail.game_mail import judge_date
 from judge.mail.times import written
-from judge.store.models import Game
+from judge.store.models import Game, PhaseSnapshot
 
 G = "war1901"
 UTC = timezone.utc
@@ -301,3 +302,21 @@ def test_list_of_a_forming_game_counts_the_open_seats(judge_in_process: Judge) -
     text = j.mail("stranger@example.org", f"LIST {G}").body
     assert "Players joined: 1 of 7\nOpen seats: 6.\n" in text, text
     assert "Unit positions" not in text
+
+
+def test_history_still_reads_phases_stored_as_lines_of_text(judge_in_process: Judge) -> None:
+    """Phases processed before the facts were data kept their lines ready-worded."""
+    j = judge_in_process
+    fall_with_a_bounce_and_a_dislodgement(j)
+    with j.store.transaction() as s:
+        snap = s.scalars(select(PhaseSnapshot)).one()
+        facts = json.loads(snap.results)
+        for key in ("lines", "retreats", "units", "civil_disorder", "number"):
+            del facts[key]
+        facts["orders"] = ["Austria: Army Bohemia HOLD.  (*dislodged*)"]
+        facts["dislodged"] = ["The Austrian Army Bohemia can retreat to Galicia or Tyrolia."]
+        snap.results = json.dumps(facts)
+    text = j.mail("stranger@example.org", f"HISTORY {G}").body
+    assert ("Fall of 1901. Movement results for F1901M:\n"
+            "  Austria: Army Bohemia HOLD.  (*dislodged*)\n"
+            "  The Austrian Army Bohemia can retreat to Galicia or Tyrolia.\n") in text, text
