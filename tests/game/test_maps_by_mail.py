@@ -53,7 +53,7 @@ def test_results_carry_the_map_and_set_map_off_is_respected(judge_in_process: Ju
     assert "SET MAP needs a SIGNON first" in reply.body
     j.mail(assigned["GERMANY"], f"{signon(j, 'GERMANY')}\nA Mun-Bur")
     reply = j.mail(MASTER, "SIGNON Mwar1901 mpw\nPROCESS")
-    assert "Processed" in reply.body
+    assert "has been processed;" in reply.body
 
     rows = _rows(j, "JUDGE:war1901 - S1901M Results")
     assert len(rows) == 8
@@ -162,7 +162,7 @@ def test_a_formal_game_s_results_picture_shows_wars_and_spheres(judge_in_process
     j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE', 'f1')}\nDWO Germany\nF Bre SOI MAO\n"
            "A Par-Bur")
     reply = j.mail(MASTER, "SIGNON Mf1 mpw\nPROCESS")
-    assert "Processed" in reply.body
+    assert "has been processed;" in reply.body
     row = next(r for r in _rows(j, "JUDGE:f1 - S1901M Results") if r.attachment)
     doc = json.loads(row.attachment or "")["maps"][0]["document"]
     assert doc["formal"]["wars"] == [["FRANCE", "GERMANY"]]
