@@ -206,9 +206,18 @@ class RunningJudge:
             time.sleep(0.05)
         raise AssertionError(f"expected {count} replies, got {len(self.replies())}:\n{self.log()}")
 
-    def settle(self, seconds: float = 1.0) -> None:
-        """Give the daemon time to (not) do something, for tests that expect silence."""
-        time.sleep(seconds)
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until the judge has finished with everything it was given: no stored mail left
+        to process and no queued mail left to send.  A test that expects silence checks after
+        this, so the check means something however slow the machine (a sleep would not)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            waiting = self.sql("SELECT count(*) FROM inbound WHERE status = 'new'")[0][0]
+            unsent = self.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
+            if waiting == 0 and unsent == 0:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the judge did not finish its queues in {timeout} s:\n{self.log()}")
 
     def cli(self, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run([JUDGE_EXE, *args], env=self.env, cwd=self.tmp, input=(
@@ -293,3 +302,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for line in bad:
             reporter.write_line(f"  {line}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# The in-process game kit (tests/game/gamekit.py) is a plugin of the whole suite, so its
+# ``judge_in_process`` fixture reaches every module without an import.  It is loaded after this
+# module has run, which matters: the kit imports its mail helpers from here.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "game"))
+pytest_plugins = ["gamekit"]

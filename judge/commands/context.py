@@ -64,7 +64,8 @@ class Context:
     # Registered addresses of the roles signed on: they get the reply too.
     reply_also: list[str] = field(default_factory=list)
     # Work to do once every line is executed, once per mail whatever asked for it: the order
-    # summary of a power (``orders:<seat id>``), the check whether a game's phase can be
+    # summary of a power (``orders:<seat id>``), the copy of a power's orders the master
+    # gave to its player (``copy:<seat id>``), the check whether a game's phase can be
     # processed (``ready:<game id>``), in the order asked (judge.commands.execute runs them).
     finishers: list[str] = field(default_factory=list)
     # Refusals decided before execution, by line (too many passwords in one mail).

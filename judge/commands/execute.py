@@ -11,20 +11,23 @@ and answered so.  :func:`run_items` executes from a given line for at most a giv
 pipeline can commit a long mail in short transactions; :func:`run_finishers` does, once, the
 work the commands asked for at the end (a power's order summary, processing a phase whose
 orders are complete).  Informational commands (HELP, LIST, HISTORY …) asked twice are answered
-once, and are not run once the reply has reached ``[limits] reply_bytes``.
+once, and are not run once the reply has reached ``[limits] reply_bytes``.  No answer repeats
+a password the command carried (the registry's ``secrets``).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Callable
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.identity import FINISHERS, Identity
-from judge.commands.parse import Command, Item, OtherLine, parse_lines
+from judge.commands.parse import MASK, Command, Item, OtherLine, parse_lines
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
+from judge.commands.unknown import answer_unknown
 from judge.mail import recipients
 from judge.service.errors import CountedRefusal, GameError
 from judge.store import counters
@@ -58,6 +61,28 @@ def run_items(ctx: Context, items: list[Item], start: int, until: float | None =
 
 
 def run_one(ctx: Context, item: Item) -> None:
+    before = len(ctx.answers)
+    try:
+        _run_one(ctx, item)
+    finally:
+        if isinstance(item, Command):
+            _unsay_secrets(ctx, item, before)
+
+
+def _unsay_secrets(ctx: Context, cmd: Command, first: int) -> None:
+    """No answer to a command repeats one of its passwords (an error quoting a word it did
+    not understand, say): the registry's secret words become ``****`` there too."""
+    words = {cmd.args[i] for i in cmd.spec.secret_positions(cmd.args)}
+    if not words:
+        return
+    # whole words only, longest first: a password inside another word is no password
+    pattern = re.compile("|".join(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
+                                  for w in sorted(words, key=len, reverse=True)))
+    for answer in ctx.answers[first:]:
+        answer.response = pattern.sub(MASK, answer.response)
+
+
+def _run_one(ctx: Context, item: Item) -> None:
     if ctx.halted:
         ctx.answer(item.line_no, item.text, f"Not executed: {ctx.halted}", ok=False)
         return
@@ -197,7 +222,4 @@ def _other_line(ctx: Context, line: OtherLine) -> None:
     if handler is not None:
         handler(ctx, line)
         return
-    word = line.text.split()[0]
-    ctx.answer(line.line_no, line.text,
-               f'Error: unknown command "{word}". Send HELP for the list of commands'
-               " (orders are read only after a SIGNON).", ok=False)
+    answer_unknown(ctx, line, signed_on=False)

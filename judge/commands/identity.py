@@ -15,11 +15,17 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import OtherLine
 from judge.commands.registry import Role
+from judge.commands.unknown import answer_unknown
+from judge.core import load_map
+from judge.core.formal.orders import parse_formal_order
+from judge.core.orders import looks_like_an_order
 from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.errors import GameError
 from judge.service.formal_orders import enter_order_line
-from judge.service.games import lock_game
+from judge.service.clock import deadline_of
+from judge.service.events import OrdersByMaster
+from judge.service.games import lock_game, variant_title
 from judge.service.orders import order_set, stored_orders
 from judge.service.faults import ProcessingFault, guarded
 from judge.service.phases import position_of, process_if_ready
@@ -64,6 +70,9 @@ class Identity:
         return f"{(self.power or 'a player').capitalize()} in {self.game_name}"
 
     def handle_order_line(self, ctx: Context, line: OtherLine) -> None:
+        if not self._reads_as_order(ctx, line.text):
+            answer_unknown(ctx, line, signed_on=True)
+            return
         try:
             self._order(ctx, line)
         except GameError as exc:
@@ -76,6 +85,15 @@ class Identity:
             ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
         except CommandError as exc:
             ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
+
+    def _reads_as_order(self, ctx: Context, text: str) -> bool:
+        """Whether a line that is no command begins like an order (a Formal one included) of
+        this game's map; one that does not is a mistyped command, answered as such."""
+        game = ctx.session.get(Game, self.game_id)
+        if game is None:
+            return True
+        m = load_map(game.variant)
+        return parse_formal_order(m, text) is not None or looks_like_an_order(m, text)
 
     def _order(self, ctx: Context, line: OtherLine) -> None:
         if self.power is None or self.power_seat_id is None:
@@ -97,7 +115,18 @@ class Identity:
                                  this_mail=ctx.order_keys.setdefault(seat.id, set()),
                                  **game_rules.order_options(game, ctx.now))
         ctx.answer(line.line_no, line.text, ctx.render("order_entry.txt", entry=entry))
+        copy_to_player(ctx, self, seat)
         ctx.finish_with("ready", game.id)
+
+
+def copy_to_player(ctx: Context, identity: "Identity", seat: Seat) -> None:
+    """Orders the master gave a power that has a player (BECOME): its player gets a copy of
+    the power's orders once the mail is done (before the phase may be processed)."""
+    key = f"copy:{seat.id}"
+    if identity.role & Role.MASTER and seat.status == "active" and key not in ctx.finishers:
+        # before any processing asked for earlier in the mail: the copy is of this phase
+        ready = [i for i, k in enumerate(ctx.finishers) if k.startswith("ready:")]
+        ctx.finishers.insert(ready[0] if ready else len(ctx.finishers), key)
 
 
 def order_summary(ctx: Context, seat_id: int) -> None:
@@ -109,15 +138,28 @@ def order_summary(ctx: Context, seat_id: int) -> None:
     assert game is not None
     s = order_set(position_of(game), seat.power, stored_orders(seat),
                   build_any=game_rules.has(game, "BUILD_ANY"))
-    lines = [f"  {o}" for o in s.orders] or ["  (none)"]
-    if s.repeated:
-        lines.append("Given more than one order, so holding (NO_CHECK): "
-                     + ", ".join(s.repeated) + ".")
-    if s.missing:
-        lines.append("Still without orders: " + ", ".join(s.missing) + ".")
-    else:
-        lines.append("Every unit has an order.")
-    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:", "\n".join(lines))
+    # a vote in this mail may have ended the game: nothing is missing any more
+    over = game.state in ("finished", "terminated")
+    ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:",
+             ctx.render("order_summary.txt", orders=s, over=over, game=game.name))
+
+
+def copy_orders(ctx: Context, seat_id: int) -> None:
+    """The player of a power the master ordered for is sent the power's orders as they now
+    stand (not when the player's own address gets the reply anyway)."""
+    seat = ctx.session.get(Seat, seat_id)
+    if seat is None or seat.power is None or seat.status != "active":
+        return
+    if seat.address == ctx.mail.sender or seat.address in ctx.reply_also:
+        return
+    game = ctx.session.get(Game, seat.game_id)
+    assert game is not None
+    s = order_set(position_of(game), seat.power, stored_orders(seat),
+                  build_any=game_rules.has(game, "BUILD_ANY"))
+    event = OrdersByMaster(game=game.name, variant=variant_title(game), to=(seat.address,),
+                           power=seat.power, phase=s.phase, deadline=deadline_of(game),
+                           orders=tuple(s.orders), missing=tuple(s.missing))
+    ctx.outgoing.extend(outgoing_for([event], ctx.config.judge.name))
 
 
 def process_when_ready(ctx: Context, game_id: int) -> None:
@@ -141,4 +183,4 @@ def process_when_ready(ctx: Context, game_id: int) -> None:
 
 
 # What Context.finish_with may ask for, by kind: each takes the id it was asked with.
-FINISHERS = {"orders": order_summary, "ready": process_when_ready}
+FINISHERS = {"orders": order_summary, "copy": copy_orders, "ready": process_when_ready}

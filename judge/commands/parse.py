@@ -80,8 +80,8 @@ def parse_lines(lines: list[str] | tuple[str, ...]) -> list[Item]:
 def _after_words(text: str, count: int) -> str:
     rest = text
     for _ in range(count):
-        rest = rest.lstrip().split(None, 1)
-        rest = rest[1] if len(rest) > 1 else ""
+        first_and_rest = rest.lstrip().split(None, 1)
+        rest = first_and_rest[1] if len(first_and_rest) > 1 else ""
     return rest.strip()
 
 

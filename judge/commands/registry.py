@@ -4,8 +4,9 @@ Handlers register themselves with :func:`command`; later features add commands t
 Lookup is by the longest run of leading words (``SET DRAW`` before ``SET``), case-insensitive.
 
 A command says which of its words are passwords (``secrets``): they are shown as ``****``
-wherever the line is quoted back, and their slow hashing is done before the store is locked
-(``prepare``, see judge.commands.prepare).  ``informational`` commands only answer (HELP, LIST,
+wherever the line is quoted back, no answer to the line repeats them (judge.commands.execute),
+and their slow hashing is done before the store is locked (``prepare``, see
+judge.commands.prepare).  Where a line is mistyped, more words are hidden rather than fewer.  ``informational`` commands only answer (HELP, LIST,
 HISTORY …): the same one twice in a mail is answered once, and none is run once the reply is full.
 """
 
@@ -38,15 +39,26 @@ Secrets = Callable[[tuple[str, ...]], tuple[int, ...]]
 Preparer = Callable[["Preparation", "Command"], None]
 
 
-def positions(*where: int, privacy: bool = False) -> Secrets:
-    """Secrets at fixed positions (those the line has), and with ``privacy`` the privacy
-    password of a trailing ``PRIVACY <password>`` (judge.commands.parse.trailing_option)."""
+def positions(*where: int, rest: bool = False, privacy: int | None = None) -> Secrets:
+    """Secrets at fixed positions (those the line has); with ``rest`` also every word after
+    the last of them (a password mistakenly written as two words is still hidden); with
+    ``privacy`` every word after a ``PRIVACY`` keyword found at that position or later (the
+    privacy password, judge.commands.parse.trailing_option; the keyword itself stays)."""
     def find(args: tuple[str, ...]) -> tuple[int, ...]:
-        found = tuple(i for i in where if i < len(args))
-        if privacy and len(args) >= 3 and args[-2].upper() == "PRIVACY":
-            found += (len(args) - 1,)
-        return found
+        found = {i for i in where if i < len(args)}
+        keyword = privacy_keyword(args, privacy) if privacy is not None else None
+        if rest and where:
+            found |= set(range(max(where), len(args)))
+        if keyword is not None:
+            found |= set(range(keyword + 1, len(args)))
+            found.discard(keyword)
+        return tuple(sorted(found))
     return find
+
+
+def privacy_keyword(args: tuple[str, ...], start: int) -> int | None:
+    """The position of the first ``PRIVACY`` at ``start`` or later that has a word after it."""
+    return next((i for i in range(start, len(args) - 1) if args[i].upper() == "PRIVACY"), None)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,9 @@ Signatures:
 * ``adjudicate(position, orders, *, skip_empty=True) -> PhaseResult``
 * ``check_order(position, power, order) -> OrderError | None`` — why an order (parsed, for
   the phase of ``position``) is illegal whatever the other orders are, or ``None``: the
-  legality rules of the adjudicator, for refusing an impossible order when it is given.
+  legality rules of the adjudicator, for refusing an impossible order when it is given;
+  ``as_understood(position, order) -> Order`` the order with the unit types and coasts the
+  board settles (``F StP-Bot`` is ``F STP/SC - BOT``), for echoing it back
   ``OrderError`` (text, message) is the core's one refusal: the parser and every check
   return it, never raise it
 * ``Phase.parse("S1901M")``, ``str(phase)``, ``phase.successor()``
@@ -52,7 +54,7 @@ Signatures:
   :mod:`judge.core.adjudicator`.
 """
 
-from judge.core.adjudicator import PhaseResult, adjudicate, check_order
+from judge.core.adjudicator import PhaseResult, adjudicate, as_understood, check_order
 from judge.core.board import Dislodged, Position, Unit, initial_position, make_position
 from judge.core.errors import InputError
 from judge.core.maps import Map, load_map
@@ -97,6 +99,7 @@ __all__ = [
                                "UnitSpec",
                                "Waive",
                                "adjudicate",
+                               "as_understood",
                                "check_order",
                                "initial_position",
                                "load_map",

@@ -532,6 +532,32 @@ def clear_parse_cache() -> None:
         lines.clear()
 
 
+# Words an order may begin with besides a unit type, a power or a province.
+_ORDER_VERBS = _BUILD | _DISBAND | _WAIVE
+# Words that follow a unit's province in an order.
+_ORDER_WORDS = _HOLD | _MOVE | _SUPPORT | _CONVOY | _RETREAT | _ORDER_VERBS | {"/", "("}
+
+
+def looks_like_an_order(m: Map, text: str) -> bool:
+    """Whether a line begins as an order of some phase could: with a unit type (``A``,
+    ``Fleet``), a power (``Russian``), an adjustment word (``Build``, ``Remove``,
+    ``Waive``) or the beginning of a province's name or code (``Mun-Ruh``).
+
+    A line that does not is no misspelt order but something else (a mistyped command,
+    ``SET VACATION``): a judge answers it as such rather than as an unknown province.
+    """
+    toks = _tokenize(text)
+    if not toks or not _is_word(toks[0]):
+        return bool(toks)
+    first = toks[0]
+    if first in _KINDS or first in _ORDER_VERBS or first in _power_words(m):
+        return True
+    # a misspelt province still reads as an order when an order word follows (Urk-War)
+    if len(toks) > 1 and toks[1] in _ORDER_WORDS:
+        return True
+    return any(name.startswith(first) for name in m.names)
+
+
 def _parse_general(m: Map, text: str, phase_type: str) -> Order | OrderError:
     toks = _tokenize(text)
     if toks and toks[-1] == "-":

@@ -17,7 +17,7 @@ from judge.clock import as_utc
 from judge.commands.context import Context, Outgoing
 from judge.config import Config
 from judge.core import load_map
-from judge.mail.compose import Composer
+from judge.mail.compose import Composer, make_environment
 from judge.mail.outbox import enqueue
 from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
@@ -26,7 +26,8 @@ from judge.mail.times import zones_of
 from judge.service import clock
 from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
                                   GameResumed, GameStarted, LateNotice, OrdersAwaited,
-                                  ParameterChanged, PhaseProcessed, PowerAssigned, PressSent,
+                                  OrdersByMaster, ParameterChanged, PhaseProcessed,
+                                  PlayerRemoved, PowerAssigned, PressSent,
                                   Reminder, SignonFailures)
 from judge.service.games import variant_title
 from judge.store.models import Game
@@ -71,26 +72,45 @@ def _ending_subject(e: GameEnded) -> str:
     return "Terminated"
 
 
+def notice_title(e: GameNotice) -> str:
+    """The subject's words of an announcement, as its template sets them (``title``)."""
+    template = make_environment().get_template(f"game/notices/{e.kind}.txt")
+    return str(vars(template.make_module({"event": e}))["title"])
+
+
 def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
     out: list[Outgoing] = []
     for e in events:
         if isinstance(e, PressSent):  # two copies: the readers' and the master's
             out.extend(press_outgoing(e, judge_name))
             continue
-        if not e.to:
+        if not e.to and not getattr(e, "master_to", ()):
             continue
         variables: dict[str, Any] = {"event": e}
         if isinstance(e, PhaseProcessed):
             out.append(Outgoing("game/results.txt", list(e.to),
                                 _subject(judge_name, e, "Results"), variables, e.game,
                                 map_phase=e.phase))
-        elif isinstance(e, GameStarted):
-            out.append(Outgoing("game/started.txt", list(e.to),
-                                _subject(judge_name, e, "Game Starting"), variables, e.game))
+        elif isinstance(e, GameStarted):  # the players' copy, and the master's
+            for to, master_copy in ((e.to, False), (e.master_to, True)):
+                if to:
+                    out.append(Outgoing("game/started.txt", list(to),
+                                        _subject(judge_name, e, "Game Starting"),
+                                        dict(variables, master_copy=master_copy), e.game))
+            continue
         elif isinstance(e, PowerAssigned):
             out.append(Outgoing("game/assigned.txt", list(e.to),
                                 _subject(judge_name, e, f"You are {e.power.capitalize()}"),
                                 variables, e.game))
+        elif isinstance(e, PlayerRemoved):
+            what = {"ejected": "Ejected", "replaced": "Replaced",
+                    "dummy": "Power made a dummy"}[e.how]
+            out.append(Outgoing("game/removed.txt", list(e.to), _subject(judge_name, e, what),
+                                variables, e.game))
+        elif isinstance(e, OrdersByMaster):
+            out.append(Outgoing("game/master_orders.txt", list(e.to),
+                                _subject(judge_name, e, f"Orders for {e.power.capitalize()}"
+                                         " by the master"), variables, e.game))
         elif isinstance(e, Reminder):
             out.append(Outgoing("game/reminder.txt", list(e.to),
                                 _subject(judge_name, e, f"Reminder: {letters(e.powers)}"),
@@ -126,8 +146,8 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
             out.append(Outgoing("game/resumed.txt", list(e.to), _subject(judge_name, e, "Resumed"),
                                 variables, e.game))
         elif isinstance(e, GameNotice):
-            out.append(Outgoing("game/notice.txt", list(e.to), _subject(judge_name, e, e.title),
-                                variables, e.game))
+            out.append(Outgoing("game/notice.txt", list(e.to),
+                                _subject(judge_name, e, notice_title(e)), variables, e.game))
     return out
 
 

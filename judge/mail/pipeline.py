@@ -234,7 +234,7 @@ class Pipeline:
         assert mail is not None
         game = signed_on_game(ctx)
         body = self.composer.render("reply.txt", answers=ctx.answers, problems=mail.problems,
-                                    game=game, judge_date=judge_date,
+                                    game=game, judge_date=judge_date, quoted=mail.quoted,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:
@@ -253,14 +253,16 @@ class Pipeline:
                        error: bool = False) -> None:
         mail = run.mail
         assert mail is not None
-        if not to:
-            return
-        reply = self.composer.reply(to=to, original_subject=mail.subject,
-                                    original_id=mail.message_id, references=mail.references,
-                                    body=body, now=run.now,
-                                    game=game["name"] if game else None,
-                                    phase=game["phase"] if game else None, error=error)
-        enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
+        # One copy each, as for every other mail: the sender and a role's registered address
+        # may be different players' (a master signed on as a power), and neither's address is
+        # the other's business.
+        for recipient in to:
+            reply = self.composer.reply(to=[recipient], original_subject=mail.subject,
+                                        original_id=mail.message_id,
+                                        references=mail.references, body=body, now=run.now,
+                                        game=game["name"] if game else None,
+                                        phase=game["phase"] if game else None, error=error)
+            enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
 
     # ------------------------------------------------------------------ mail set aside
 

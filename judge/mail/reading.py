@@ -13,8 +13,9 @@ Body text conventions the command layer can rely on:
 * line endings are ``\\n``; trailing whitespace is stripped from every line; tabs are kept
   as they are (the command parser splits on any whitespace); non-breaking spaces become
   plain spaces;
-* :func:`body_lines` then skips quoted lines and stops at a signature, ``SIGNOFF`` or a
-  quoted original. Blank lines inside the text are kept, trailing ones are dropped.
+* :func:`read_body` then skips quoted lines (and the ``On … wrote:`` line above them, reading
+  on below the quote) and stops at a signature, ``SIGNOFF`` or an unquoted original. Blank
+  lines inside the text are kept, trailing ones are dropped.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from bs4 import BeautifulSoup, NavigableString
 
 from judge.mail.clean import clean, clean_line
 
-__all__ = ["ReadMail", "read_message", "body_lines"]
+__all__ = ["ReadMail", "read_message", "body_lines", "read_body"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class ReadMail:
     references: tuple[str, ...]  # References then In-Reply-To message ids, deduplicated
     robot_reason: str | None  # why this mail must get no answer, else None
     problems: tuple[str, ...]  # human notes on what was odd about the mail
+    quoted: int = 0  # quoted lines ("> …") skipped in the body (see read_body)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -70,15 +72,17 @@ def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str)
     problems.append("could not parse the mail at all; read it as plain text")
     text = _decode_text(bytes(raw), None, problems)
     env = _envelope_address(envelope_sender)
+    lines, quoted = read_body(text)
     return _cleaned(ReadMail(
         message_id=None,
         sender=env or "",
         from_header="",
         subject="",
-        lines=tuple(body_lines(text)),
+        lines=tuple(lines),
         references=(),
         robot_reason="null sender" if env == "" else None if env else "no usable From address",
         problems=tuple(problems),
+        quoted=quoted,
     ))
 
 
@@ -97,6 +101,7 @@ def _cleaned(mail: ReadMail) -> ReadMail:
         references=tuple(clean_line(ref) for ref in mail.references),
         robot_reason=line(mail.robot_reason),
         problems=tuple(clean_line(note) for note in mail.problems),
+        quoted=mail.quoted,
     )
 
 
@@ -111,15 +116,17 @@ def _read(
     defects = _defect_names(msg)
     if defects:
         problems.append("broken MIME structure (" + ", ".join(defects) + ")")
+    lines, quoted = read_body(text)
     return ReadMail(
         message_id=_message_id(msg),
         sender=sender,
         from_header=from_addr or "",
         subject=_subject(msg),
-        lines=tuple(body_lines(text)),
+        lines=tuple(lines),
         references=_references(msg),
         robot_reason=_robot_reason(msg, env, from_addr, reply_to, judge_address),
         problems=tuple(dict.fromkeys(problems)),  # dedupe, keep order
+        quoted=quoted,
     )
 
 
@@ -435,6 +442,26 @@ _HEADER_FROM = re.compile(r"^\s*From:", re.IGNORECASE)
 _HEADER_NEXT = re.compile(r"^\s*(Sent|Date):", re.IGNORECASE)
 
 
+def _attribution_length(lines: list[str], i: int) -> int:
+    """How many lines an ``On … wrote:`` attribution at ``i`` takes (1, or 2 when wrapped),
+    0 when there is none."""
+    if not _ATTRIBUTION_START.match(lines[i]):
+        return 0
+    if _ATTRIBUTION_END.search(lines[i]):
+        return 1
+    if i + 1 < len(lines) and _ATTRIBUTION_END.search(lines[i + 1]):
+        return 2
+    return 0
+
+
+def _introduces_quote(lines: list[str], i: int) -> int:
+    """The length of an attribution at ``i`` whose original follows as ``>`` lines (the
+    writer's own lines may come after it: a bottom-posted reply), else 0."""
+    size = _attribution_length(lines, i)
+    following = [ln for ln in lines[i + size:] if ln.strip()]
+    return size if size and following and _QUOTED.match(following[0]) else 0
+
+
 def _starts_quoted_original(lines: list[str], i: int) -> bool:
     line = lines[i]
     following = [ln for ln in lines[i + 1 : i + 4] if ln.strip()]
@@ -456,11 +483,18 @@ def _starts_quoted_original(lines: list[str], i: int) -> bool:
 
 
 def body_lines(text: str) -> list[str]:
-    """The lines of a body that the command layer reads.
+    """The lines of a body that the command layer reads (see :func:`read_body`)."""
+    return read_body(text)[0]
 
-    Quoted lines (``>`` after optional whitespace) are skipped. Reading stops at a signature
-    separator (``-- `` or ``--``), at the start of a quoted original (``On … wrote:``,
-    ``-----Original Message-----``, an Outlook ``____`` rule followed by ``From:``,
+
+def read_body(text: str) -> tuple[list[str], int]:
+    """The lines of a body that the command layer reads, and how many quoted lines it skipped.
+
+    Quoted lines (``>`` after optional whitespace) are skipped, and so is an ``On … wrote:``
+    attribution followed by them: reading goes on after the quote, so a reply written below
+    the quoted mail (bottom-posting) is read.  Reading stops at a signature separator (``-- ``
+    or ``--``), at the start of an unquoted original (``On … wrote:`` followed by the original
+    as it was, ``-----Original Message-----``, an Outlook ``____`` rule followed by ``From:``,
     ``Begin forwarded message:``) -- those lines are dropped -- and at ``SIGNOFF``, which is
     kept as the last line so that it gets answered. A ``SIGNOFF`` line may carry a ``//``
     comment. Trailing whitespace is stripped, blank lines are kept, trailing blank lines go.
@@ -468,10 +502,20 @@ def body_lines(text: str) -> list[str]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = [line.rstrip() for line in text.split("\n")]
     out: list[str] = []
+    quoted = 0
+    skip = 0
     for i, line in enumerate(lines):
+        if skip:
+            skip -= 1
+            continue
         if line == "--":  # "-- " and a bare "--" (trailing whitespace is already gone)
             break
         if _QUOTED.match(line):
+            quoted += 1
+            continue
+        attribution = _introduces_quote(lines, i)
+        if attribution:
+            skip = attribution - 1
             continue
         if _starts_quoted_original(lines, i):
             break
@@ -480,4 +524,4 @@ def body_lines(text: str) -> list[str]:
             break
     while out and not out[-1].strip():
         out.pop()
-    return out
+    return out, quoted

@@ -25,7 +25,7 @@ from judge.service import clock, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, GameResumed
 from judge.service.games import audience, notice, rules_of, variant_title
-from judge.service.positions import load_position
+from judge.service.positions import final_centres, load_position
 from judge.service.results import record_result, result_of, clear_result
 from judge.store.models import DrawVote, Game
 
@@ -198,7 +198,7 @@ def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=game.phase, how=outcome.kind, members=tuple(
                           p for p in pos.map.powers if p in outcome.members),
-                      reason=outcome.reason)]
+                      reason=outcome.reason, centres=final_centres(pos))]
 
 
 def _after_vote(session: Session, game: Game, now: datetime, text: str) -> Cast:
@@ -322,12 +322,7 @@ def propose(session: Session, game: Game, power: str, what: str, now: datetime) 
     _drop(session, game, None, "answer")
     _put(session, game, power, "proposal", "DIAS" if target is None else f"CONCEDE {target}",
          now)
-    announcement = notice(session, game, "Proposal",
-                          f"A proposal has been made in {game.name}: "
-                          f"{_proposal_text(made)}.\n"
-                          f"Every survivor other than the proposer answers with VOTE YES or "
-                          f"VOTE NO before {game.phase} is processed; one NO rejects it, and it "
-                          f"lapses when the phase is processed.")
+    announcement = notice(session, game, "proposal", target=target)
     cast = _after_vote(session, game, now, f"You propose {_proposal_text(made)}; the game "
                                            f"is told, without your name.")
     if cast.events:
@@ -354,9 +349,8 @@ def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -
     if not yes:
         cast.text = (f"{_name(power)} answers NO: the proposal "
                      f"{_proposal_text(proposal)} is rejected.")
-        cast.events.append(notice(session, game, "Proposal Rejected",
-                                  f"The proposal of {_proposal_text(proposal)} in {game.name} "
-                                  f"has been rejected. Anybody may make a new one."))
+        cast.events.append(notice(session, game, "proposal_rejected",
+                                  target=proposal.target))
     return cast
 
 
@@ -411,15 +405,8 @@ def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Ev
         return f"{game.name} is already {word}; nothing changed.", []
     game.nodias = nodias
     clear_votes(session, game)
-    if nodias:
-        text = (f"The master has made {game.name} a NoDIAS game: a draw may leave out "
-                f"survivors who agree to it. Vote with SET DRAW <powers> (GET DRAWS explains "
-                f"the lists). Every vote cast so far has been cleared.")
-    else:
-        text = (f"The master has made {game.name} a DIAS game: every draw includes all "
-                f"survivors. Vote with SET DRAW. Every vote cast so far has been cleared.")
     return f"{game.name} is now {word}; every vote was cleared.", [
-        notice(session, game, f"Draws: {word}", text)]
+        notice(session, game, "draw_mode", nodias=nodias)]
 
 
 def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:

@@ -19,9 +19,16 @@ class GameEvent:
 
 @dataclass(frozen=True)
 class GameStarted(GameEvent):
+    """``to`` get the players' copy, ``master_to`` the master's, which names every power's
+    address; the players' copy names them only when the game's addresses are public
+    (judge.service.disclosure), and says who plays which power only outside ANONYMOUS games."""
+
     phase: str
     deadline: datetime | None
     assignments: tuple[tuple[str, str], ...]  # (power, address), map order
+    master_to: tuple[str, ...] = ()
+    addresses_public: bool = False
+    anonymous: bool = False
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,32 @@ class PowerAssigned(GameEvent):
     phase: str
     deadline: datetime | None
     by_master: bool = False  # a replacement: the master chose the password
+    units: tuple[str, ...] = ()  # the power's units now ("Army Vienna"), map order
+    homes: tuple[str, ...] = ()  # its home centres' names, alphabetical
+    centres: tuple[str, ...] = ()  # the centres it owns now, alphabetical
+
+
+@dataclass(frozen=True)
+class PlayerRemoved(GameEvent):
+    """Told to one player whom the master took out of the game: ``how`` ejected (EJECT),
+    replaced (REPLACE: the power has a new player) or dummy (DUMMY: the master orders it);
+    ``power`` is None for a player ejected before powers were assigned."""
+
+    power: str | None
+    phase: str
+    how: str
+
+
+@dataclass(frozen=True)
+class OrdersByMaster(GameEvent):
+    """Told to a power's player when the master entered orders for the power (BECOME): the
+    power's orders as they now stand."""
+
+    power: str
+    phase: str
+    deadline: datetime | None
+    orders: tuple[str, ...]
+    missing: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -53,6 +86,8 @@ class GameEnded(GameEvent):
     reason: str = ""  # why a vote passed, never whose vote it was
     # Formal Diplomacy: the victory points at the end, most first (empty for other games)
     points: tuple[tuple[str, int], ...] = ()
+    # the supply centres each power owns at the end (every power, map order)
+    centres: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,11 +134,14 @@ class FormalRepaired(GameEvent):
 
 @dataclass(frozen=True)
 class GameNotice(GameEvent):
-    """Anything else everybody in the game should know: paused, resumed, rolled back …"""
+    """Anything else everybody in the game should know: paused, rolled back, a power left …
+
+    ``kind`` names its template (templates/game/notices/<kind>.txt, which holds the subject's
+    words and the text); ``facts`` are the values that template needs."""
 
     phase: str
-    title: str  # goes into the subject after the phase
-    text: str
+    kind: str
+    facts: dict[str, object] = field(default_factory=dict)
     deadline: datetime | None = None
 
 
@@ -117,7 +155,8 @@ class Change:
     ``zone``), ``noclock``, ``rules`` (``names`` now in force), ``max_absence`` (``count``
     days),
     ``absence`` (``power`` will be away from ``starts`` to ``ends``), ``noabsence`` (that
-    absence ended early: ``how`` withdrawn, refused or cancelled).  ``moved``: the current
+    absence ended early: ``how`` withdrawn, refused or cancelled), ``addresses`` (``how``:
+    public or private, SET ADDRESSES).  ``moved``: the current
     deadline moved because of it."""
 
     what: str
@@ -200,6 +239,6 @@ class SignonFailures(GameEvent):
 
 
 
-Event = (GameStarted | PowerAssigned | PhaseProcessed | GameEnded | Reminder | LateNotice
+Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded | Reminder | LateNotice
          | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault | SignonFailures
          | ParameterChanged | GameResumed)

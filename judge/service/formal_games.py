@@ -23,6 +23,7 @@ from judge.service import clock, draws, formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded
 from judge.service.games import audience, notice, variant_title
+from judge.service.positions import final_centres
 from judge.service.results import record_result
 from judge.store.models import Game
 
@@ -81,7 +82,7 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=played, how="victory", winner=winners[0], members=winners,
                       reason=f"the most victory points after the Fall of {state.last_year}",
-                      points=vp_table(pos.map, state))]
+                      points=vp_table(pos.map, state), centres=final_centres(pos))]
 
 
 def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Event]]:
@@ -95,16 +96,10 @@ def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Ev
     if formal_state.draws_allowed(game) == allowed:
         return f"Draw votes in {game.name} are already {word.lower()}; nothing changed.", []
     formal_state.store_draws(game, allowed)
-    if allowed:
-        text = (f"The master has switched draw and concession votes on in {game.name}: the "
-                f"game may now also end by agreement (GET DRAWS).")
-    else:
+    if not allowed:
         draws.clear_votes(session, game)
-        text = (f"The master has switched draw and concession votes off in {game.name}: the "
-                f"game ends on victory points after its last year. Every vote cast so far "
-                f"has been cleared.")
     return (f"Draw votes in {game.name} are now {word.lower()}.",
-            [notice(session, game, f"Draws: {word.lower()}", text)])
+            [notice(session, game, "formal_draws", allowed=allowed)])
 
 
 def list_facts(game: Game) -> dict[str, Any] | None:

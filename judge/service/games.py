@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import random
 import re
-import secrets
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
-from typing import Iterable
+from datetime import datetime
+from typing import Any, Iterable, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -20,12 +19,13 @@ from sqlalchemy.orm import Session
 from judge.clock import utcnow
 from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
-from judge.service import clock, formal_state, game_rules, signon_guard
+from judge.service import clock, disclosure, formal_state, game_rules, signon_guard
 from judge.service.errors import GameError
 from judge.service.events import (Change, Event, GameEnded, GameNotice, GameResumed,
-                                  GameStarted, ParameterChanged, PowerAssigned, SignonFailures)
+                                  GameStarted, ParameterChanged, PlayerRemoved, PowerAssigned,
+                                  SignonFailures)
 from judge.service.passwords import UNUSABLE, check_password, hash_password
-from judge.service.positions import dump_position, load_position
+from judge.service.positions import dump_position, final_centres, holdings, load_position
 from judge.service.privacy import require_sight
 from judge.service.results import record_result
 from judge.store.models import Game, Seat
@@ -323,22 +323,28 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     # Powers nobody plays are vacant, in civil disorder: their units hold, their builds are
     # waived, and the game never waits for them.
     order = {p: i for i, p in enumerate(m.powers)}
-    assignments = tuple(sorted(((s.power, s.address) for s in players),
+    assignments = tuple(sorted(((cast(str, s.power), s.address) for s in players),
                                key=lambda pa: order[pa[0]]))
-    base = dict(game=game.name, variant=variant_title(game))
-    events: list[Event] = [GameStarted(**base, to=audience(session, game), phase=game.phase,
-                                       deadline=clock.deadline_of(game),
-                                       assignments=assignments)]  # type: ignore[arg-type]
+    base: dict[str, Any] = dict(game=game.name, variant=variant_title(game))
+    masters = tuple(dict.fromkeys(s.address for s in seats(session, game, "master")))
+    events: list[Event] = [GameStarted(
+        **base, to=tuple(a for a in audience(session, game) if a not in masters),
+        master_to=masters, phase=game.phase, deadline=clock.deadline_of(game),
+        assignments=assignments, addresses_public=disclosure.addresses_public(game),
+        anonymous=disclosure.is_anonymous(game))]
+    pos = load_position(game.variant, game.position)
     for power, address in assignments:
         events.append(PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
-                                    deadline=clock.deadline_of(game)))
+                                    deadline=clock.deadline_of(game),
+                                    **holdings(pos, power)))
     return events
 
 
-def notice(session: Session, game: Game, title: str, text: str) -> GameNotice:
+def notice(session: Session, game: Game, kind: str, **facts: object) -> GameNotice:
+    """Tell everybody in the game: the template of ``kind`` says it in words."""
     return GameNotice(game=game.name, variant=variant_title(game), to=audience(session, game),
-                      phase=game.phase, title=title, text=text, deadline=clock.deadline_of(game)
-                      if game.state == "active" else None)
+                      phase=game.phase, kind=kind, facts=facts,
+                      deadline=clock.deadline_of(game) if game.state == "active" else None)
 
 
 def parameter_change(session: Session, game: Game, *changes: Change) -> ParameterChanged:
@@ -356,8 +362,7 @@ def pause_game(session: Session, game: Game) -> list[Event]:
         raise GameError(f"{game.name} is {game.state}, not active.")
     game.state = "paused"
     clock.stop_clock(game)
-    return [notice(session, game, "Paused", f"The master has paused {game.name}: no deadline"
-                   " runs until it is resumed.")]
+    return [notice(session, game, "paused")]
 
 
 def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
@@ -374,25 +379,32 @@ def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
 def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:
     if game.state in ("finished", "terminated"):
         raise GameError(f"{game.name} is already over.")
+    centres: tuple[tuple[str, int], ...] = ()
     if game.state != "forming":  # a game that never started has no result to record
-        record_result(session, game, "ended", (), game.phase,
-                      load_position(game.variant, game.position), now or utcnow())
+        pos = load_position(game.variant, game.position)
+        record_result(session, game, "ended", (), game.phase, pos, now or utcnow())
+        centres = final_centres(pos)
     game.state = "terminated"
     clock.stop_clock(game)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
-                      phase=game.phase, how="terminated")]
+                      phase=game.phase, how="terminated", centres=centres)]
 
 
 def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
-    """A player resigns or is ejected; an assigned power goes into civil disorder."""
+    """A player resigns or is ejected; an assigned power goes into civil disorder.  An
+    ejected player is told so in a mail of their own."""
     seat.status = status
     seat.orders = "{}"
+    told: list[Event] = [removed(game, seat, "ejected")] if status == "ejected" else []
     if seat.power is None:
-        return []
-    verb = "resigned from" if status == "resigned" else "been ejected from"
-    return [notice(session, game, f"{seat.power.capitalize()} left",
-                   f"The player of {seat.power.capitalize()} has {verb} {game.name}; the power"
-                   " is in civil disorder until the master finds a replacement.")]
+        return told
+    return [notice(session, game, "player_left", power=seat.power, how=status), *told]
+
+
+def removed(game: Game, seat: Seat, how: str) -> PlayerRemoved:
+    """The mail to a player the master took out of ``game`` (``how``: see PlayerRemoved)."""
+    return PlayerRemoved(game=game.name, variant=variant_title(game), to=(seat.address,),
+                         power=seat.power, phase=game.phase, how=how)
 
 
 def _holder(session: Session, game: Game, power: str) -> Seat | None:
@@ -408,11 +420,12 @@ def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list
     if old is not None and old.status == "dummy":
         raise GameError(f"{power.capitalize()} is already a dummy in {game.name}.")
     seat = make_dummy(session, game, power, now)
+    events: list[Event] = []
     if old is not None:
+        if old.status == "active":  # its player is told in a mail of their own
+            events.append(removed(game, old, "dummy"))
         seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
-    return [notice(session, game, f"{power.capitalize()} is a dummy",
-                   f"The master has made {power.capitalize()} a dummy in {game.name}: it has no"
-                   " player, and the master gives its orders.")]
+    return [notice(session, game, "dummy", power=power), *events]
 
 
 def replace_player(session: Session, game: Game, power: str, address: str, password: str,
@@ -425,17 +438,20 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     seat = Seat(game_id=game.id, kind="power", power=power, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
                 status="active", joined_at=now)
+    dropped = old if old is not None and old.status == "active" else None
     if old is not None:  # the orders given so far stay with the power
         seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
     session.add(seat)
     session.flush()
-    base = dict(game=game.name, variant=variant_title(game))
-    told = notice(session, game, f"{power.capitalize()} has a new player",
-                  f"The master has given {power.capitalize()} in {game.name} to a new player.")
+    base: dict[str, Any] = dict(game=game.name, variant=variant_title(game))
+    told = notice(session, game, "new_player", power=power)
     # the new player hears it in their own mail (the one mail a new address gets at first)
     told = replace(told, to=tuple(a for a in told.to if a != address))
     events: list[Event] = [
         told,
-        PowerAssigned(**base, to=(address,), power=power, phase=game.phase,  # type: ignore[arg-type]
-                      deadline=clock.deadline_of(game), by_master=True)]
+        PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
+                      deadline=clock.deadline_of(game), by_master=True,
+                      **holdings(load_position(game.variant, game.position), power))]
+    if dropped is not None:  # the player it was taken from is told in a mail of their own
+        events.append(removed(game, dropped, "replaced"))
     return seat, events

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from judge.core import (Build, Disband, Map, Order, OrderError, Position, Remove, Retreat,
                         Support, Waive, parse_order)
 from judge.core.maps import province_of
-from judge.core import check_order as illegal_because
+from judge.core import as_understood, check_order as illegal_because
 from judge.service.errors import GameError
 from judge.store.models import Seat
 
@@ -79,7 +79,9 @@ def check_order(pos: Position, power: str, line: str, current: dict[str, str], *
     parser sees to, and no coast on the destination of a supported fleet move).
     """
     m, t = pos.map, pos.phase.type
-    o = parse_for_phase(m, line, t)
+    # the unit types and coasts the board settles are filled in: the reply echoes the order
+    # as it will be played (F StP-Bot is F STP/SC - BOT)
+    o = as_understood(pos, parse_for_phase(m, line, t))
     if t == "A":
         key, text = _check_adjustment(pos, power, o, current, build_any)
     else:
@@ -232,6 +234,10 @@ class OrderSet:
     missing: tuple[str, ...]
     # units given more than one order (NO_CHECK): they will hold
     repeated: tuple[str, ...] = ()
+    # adjustment phases: "build" or "removal", how many are owed and how many are given
+    adjustment: str = ""
+    owed: int = 0
+    given: int = 0
 
     @property
     def complete(self) -> bool:
@@ -242,20 +248,22 @@ def order_set(pos: Position, power: str, current: dict[str, str], *,
               build_any: bool = False) -> OrderSet:
     m, t = pos.map, pos.phase.type
     missing: list[str] = []
+    adjustment, due = "", 0
     if t == "M":
         missing = [u.text(m) for u in pos.units_of(power) if u.province not in current]
     elif t == "R":
         missing = [d.unit.text(m) for d in pos.dislodged
                    if d.unit.power == power and d.unit.province not in current]
     else:
-        left = owed(pos, power, build_any=build_any) - len(current)
-        word = "build" if _delta(pos, power) > 0 else "removal"
+        due = owed(pos, power, build_any=build_any)
+        left = due - len(current)
+        adjustment = word = "build" if _delta(pos, power) > 0 else "removal"
         missing = [f"{left} {word}{'s' if left > 1 else ''}"] if left > 0 else []
     repeated = tuple(pos.unit_at(k.split(REPEAT)[0]).text(m)  # type: ignore[union-attr]
                      for k in sorted(current) if k.endswith(f"{REPEAT}2")
                      and pos.unit_at(k.split(REPEAT)[0]) is not None)
     return OrderSet(power, str(pos.phase), tuple(current[k] for k in sorted(current)),
-                    tuple(missing), repeated)
+                    tuple(missing), repeated, adjustment, due, len(current) if t == "A" else 0)
 
 
 def orders_for_adjudication(power_seats: list[Seat]) -> dict[str, list[str]]:

@@ -24,7 +24,8 @@ from judge.service.events import Event, GameEnded, PhaseProcessed
 from judge.service.games import (audience, dummy_seats, notice, ordering_seats, seats,
                                  variant_title)
 from judge.service.orders import order_set, orders_for_adjudication, owed, stored_orders
-from judge.service.positions import dump_position, load_position, parse_position_block
+from judge.service.positions import (dump_position, final_centres, load_position,
+                                     parse_position_block)
 from judge.service.results import clear_result, eliminated_between, record_result
 from judge.store.models import Game, PhaseSnapshot, Seat
 
@@ -281,7 +282,7 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
                                      else None, reason=reason))
     if winner:
         events.append(GameEnded(**base, phase=played, how="victory",  # type: ignore[arg-type]
-                                winner=found[0], members=found))
+                                winner=found[0], members=found, centres=final_centres(pos)))
     return events + ended
 
 
@@ -313,9 +314,7 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
         s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
     if game.state == "active":
         clock.start_clock(game, now)
-    return [notice(session, game, "Rolled back",
-                   f"The master has rolled {game.name} back to {game.phase}. The orders given"
-                   " for that phase are in place again and may be changed.")]
+    return [notice(session, game, "rolled_back")]
 
 
 def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
@@ -332,9 +331,7 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
     formal_state.restore(game, undone.variant_after)
     events = _enter(session, game, load_position(game.variant, undone.position_after), now,
                     "master", processed=None)
-    return [notice(session, game, "Rolled forward",
-                   f"The master has redone {undone.phase} with its original orders and results;"
-                   f" {game.name} is at {game.phase}.")] + events
+    return [notice(session, game, "rolled_forward", redone=undone.phase)] + events
 
 
 def set_position(session: Session, game: Game, phase: str | None, lines: list[str],
@@ -348,10 +345,8 @@ def set_position(session: Session, game: Game, phase: str | None, lines: list[st
     for s in ordering_seats(session, game):
         s.orders, s.wait = "{}", False
     draws.clear_votes(session, game)
-    counts = ", ".join(f"{p.capitalize()} {n}" for p, n in pos.center_counts().items() if n)
-    return [notice(session, game, "Position",
-                   f"The master has set up the board of {game.name} at {game.phase}.\n"
-                   f"Supply centres: {counts or 'none'}.")]
+    counts = [(power, n) for power, n in pos.center_counts().items() if n]
+    return [notice(session, game, "position", centres=counts)]
 
 
 def snapshots(session: Session, game: Game) -> list[PhaseSnapshot]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judge.core import InputError, Map, OrderError, Position, load_map, make_position, parse_order
+from judge.core import (Hold, InputError, Map, OrderError, Position, load_map, make_position,
+                        parse_order)
 from judge.core.powers import PowerNameError, find_power
 from judge.service.errors import GameError, UnreadableState
 
@@ -61,6 +62,8 @@ def _province(m: Map, word: str) -> str:
     o = parse_order(m, f"A {word} H", "M")
     if isinstance(o, OrderError):
         raise GameError(f'"{word}" is not a province: {o.message}')
+    if not isinstance(o, Hold):  # "<unit> H" is always read as a hold
+        raise GameError(f'"{word}" is not a province')
     return o.unit.location
 
 
@@ -79,7 +82,7 @@ def parse_position_block(m: Map, phase: str, lines: list[str]) -> Position:
         unit_part, _, center_part = rest.partition(";")
         for item in filter(None, (s.strip() for s in unit_part.split(","))):
             o = parse_order(m, f"{item} H", "M")
-            if isinstance(o, OrderError) or o.unit.kind is None:
+            if not isinstance(o, Hold) or o.unit.kind is None:
                 raise GameError(f'"{item}": a unit is A or F and a province, e.g. "A Par"')
             units.setdefault(power, []).append(f"{o.unit.kind} {o.unit.location}")
         words = center_part.replace(",", " ").split()
@@ -93,3 +96,18 @@ def parse_position_block(m: Map, phase: str, lines: list[str]) -> Position:
         return make_position(m, phase, units, centers)
     except InputError as exc:
         raise GameError(str(exc)) from None
+
+
+def final_centres(pos: Position) -> tuple[tuple[str, int], ...]:
+    """The supply centres each power owns, every power in map order (the end of a game)."""
+    return tuple(pos.center_counts().items())
+
+
+def holdings(pos: Position, power: str) -> dict[str, Any]:
+    """What a power has on the board, for the mail that gives it to a player: its units
+    (``"Army Vienna"``, map order), its home centres and the centres it owns (names)."""
+    m = pos.map
+    names = m.provinces
+    return dict(units=tuple(u.text(m) for u in pos.units_of(power)),
+                homes=tuple(sorted(names[c].name for c in m.powers[power].home_centers)),
+                centres=tuple(sorted(names[c].name for c in pos.centers.get(power, ()))))

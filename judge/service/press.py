@@ -161,13 +161,7 @@ def set_grey_press(session: Session, game: Game, allowed: bool) -> list[Event]:
         raise GameError(f"grey press is already {'allowed' if allowed else 'refused'} in "
                         f"{game.name}; nothing changed.")
     game.grey_press = allowed
-    if allowed:
-        return [notice(session, game, "Grey press allowed",
-                       f"The master now allows grey press in {game.name}: PRESS ... GREY "
-                       "hides the sender from the readers (not from the master).")]
-    return [notice(session, game, "No grey press",
-                   f"The master no longer allows grey press in {game.name}: press is always "
-                   "signed by its sender.")]
+    return [notice(session, game, "grey_press", allowed=allowed)]
 
 
 def set_observer_press(session: Session, game: Game, allowed: bool) -> list[Event]:
@@ -176,13 +170,7 @@ def set_observer_press(session: Session, game: Game, allowed: bool) -> list[Even
         raise GameError(f"observers {'may already' if allowed else 'already may not'} "
                         f"broadcast in {game.name}; nothing changed.")
     game.observer_press = allowed
-    if allowed:
-        return [notice(session, game, "Observers may broadcast",
-                       f"The master now allows observers of {game.name} to broadcast press "
-                       "to everyone in the game.")]
-    return [notice(session, game, "Observers may not broadcast",
-                   f"The master no longer allows observers of {game.name} to broadcast; "
-                   "they may still write to the master.")]
+    return [notice(session, game, "observer_press", allowed=allowed)]
 
 
 # --------------------------------------------------------------------------- the archive

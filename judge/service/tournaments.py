@@ -97,9 +97,3 @@ def add_game(session: Session, tournament: Tournament, game: Game) -> None:
                         f"{other.name if other else game.tournament_id}.")
     game.tournament_id = tournament.id
     session.flush()
-
-
-def tournament_games(session: Session, tournament: Tournament) -> list[Game]:
-    """The tournament's games, by name."""
-    return list(session.scalars(select(Game).where(Game.tournament_id == tournament.id)
-                                .order_by(Game.name_key)))

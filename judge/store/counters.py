@@ -39,7 +39,7 @@ def last(session: Session, kind: str, subject: str, when: datetime) -> tuple[int
         DailyCount.day == day_of(when))).first()
     if row is None:
         return 0, None
-    return int(row.count), row.last_at
+    return int(row[0]), row[1]
 
 
 def bump(session: Session, kind: str, subject: str, when: datetime, by: int = 1) -> int:

@@ -49,10 +49,6 @@ def _tune_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
-def is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"
-
-
 class Store:
     """The engine plus a session factory; ``with store.transaction() as s:`` is one unit of work."""
 

@@ -163,6 +163,10 @@ class Game(Base):
     base_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # SET MAX ABSENCE: the longest absence a player may announce, in days (0: none)
     max_absence_days: Mapped[int] = mapped_column(Integer, default=14, server_default="14")
+    # SET ADDRESSES PUBLIC: every one who may see the game sees its players' addresses;
+    # False (the default): only its master does (judge.service.disclosure)
+    addresses_public: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                   server_default=false())
 
 
 class Tournament(Base):

@@ -38,12 +38,12 @@ def adjudicated_invalid(pos, power: str, line: str) -> bool:
 # --------------------------------------------------------------------------- movement
 
 @pytest.mark.parametrize("power, line, error", [
-    ("FRANCE", "A Par-Mos", "no convoy could take Paris to Moscow"),
+    ("FRANCE", "A Par-Mos", "an army in Paris cannot reach Moscow: they are not adjacent"),
     ("FRANCE", "F Bre-Mun", "a fleet in Brest cannot reach Munich"),
     ("FRANCE", "F Bre-Par", "a fleet in Brest cannot reach Paris"),
     ("FRANCE", "A Par-Par", "a unit cannot move to its own province"),
-    ("FRANCE", "A Par-Lon", "no convoy could take Paris to London"),
-    ("FRANCE", "A Par-Bur VIA", "no convoy could take Paris to Burgundy"),
+    ("FRANCE", "A Par-Lon", "an army in Paris cannot reach London: they are not adjacent"),
+    ("FRANCE", "A Par-Bur VIA", "Paris and Burgundy have no coast, so no convoy can go from Paris to Burgundy"),
     ("FRANCE", "A Mar-Mao", "an army cannot move to Mid-Atlantic Ocean"),
     ("FRANCE", "A Par S A Mar-Mos", "Army Paris cannot reach Moscow"),
     ("FRANCE", "A Par S A Bur-Pic", "there is no unit in Burgundy to support"),
@@ -97,7 +97,7 @@ CONVOY = make_position(M, "S1901M", {"ENGLAND": ["A LON", "F NTH", "A YOR", "F E
     ("ENGLAND", "A Lon-Bre", None),                # through the Channel
     ("ENGLAND", "A Yor-Lon VIA", None),            # adjacent, by convoy on request
     ("ENGLAND", "A Lon-Tun", "no convoy could take London to Tunis"),  # no fleets that far
-    ("ENGLAND", "A Lon-Mun", "no convoy could take London to Munich"),
+    ("ENGLAND", "A Lon-Mun", "an army in London cannot reach Munich: they are not adjacent"),
     ("ENGLAND", "F Nth C A Lon-Nwy", None),
     ("ENGLAND", "F Eng C A Lon-Bre", None),
     ("ENGLAND", "F Nth C A Lon-Bre", "North Sea is on no convoy route from London to Brest"),
@@ -107,7 +107,7 @@ CONVOY = make_position(M, "S1901M", {"ENGLAND": ["A LON", "F NTH", "A YOR", "F E
     ("ENGLAND", "F Eng S A Lon-Bel", None),        # a convoy route without the Channel
     ("ENGLAND", "F Nth S A Lon-Bel", None),
     ("FRANCE", "A Bre-Lon", None),                 # foreign fleets could carry it
-    ("FRANCE", "A Par-Lon", "no convoy could take Paris to London"),
+    ("FRANCE", "A Par-Lon", "an army in Paris cannot reach London: they are not adjacent"),
 ])
 def test_convoys_and_convoy_routes(power: str, line: str, error: str | None) -> None:
     got = check(CONVOY, power, line)

@@ -81,14 +81,15 @@ def _data() -> dict:
 
 
 def test_data_has_the_twenty_seed_rules_in_seed_order() -> None:
-    # then LATE_CHANGES, which DPjudge's rules name without defining
-    assert [r["name"] for r in _data()["rules"]] == SEED_RULES + ["LATE_CHANGES"]
-    assert [r.name for r in rule_descriptions()] == SEED_RULES + ["LATE_CHANGES"]
+    # then LATE_CHANGES, which DPjudge's rules name without defining, and the judge's own
+    # ANONYMOUS (gunboat games)
+    assert [r["name"] for r in _data()["rules"]] == SEED_RULES + ["LATE_CHANGES", "ANONYMOUS"]
+    assert [r.name for r in rule_descriptions()] == SEED_RULES + ["LATE_CHANGES", "ANONYMOUS"]
 
 
 @pytest.mark.parametrize("rule", rule_descriptions(), ids=lambda r: r.name)
 def test_data_markers_are_the_seeds(rule) -> None:
-    assert rule.markers == {**SEED_MARKERS, "LATE_CHANGES": "()"}[rule.name]
+    assert rule.markers == {**SEED_MARKERS, "LATE_CHANGES": "()", "ANONYMOUS": "()"}[rule.name]
     assert rule.description and len(rule.description) > 30
     assert isinstance(rule.changeable_after_start, bool)
 

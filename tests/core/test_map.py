@@ -47,7 +47,7 @@ def test_split_coasts() -> None:
 
 def test_well_known_facts() -> None:
     m = load_map()
-    assert "STP" in m.fleet_adj["NWY"] or "STP/NC" in m.fleet_adj["NWY"]
+    assert "STP/NC" in m.fleet_adj["NWY"] and "STP" not in m.fleet_adj["NWY"]
     assert "NWY" in m.army_adj["STP"]
     assert "NAO" in m.fleet_adj["LVP"] and "IRI" not in m.fleet_adj["CLY"]
     assert not m.army_adj["SWI"] and "SWI" not in m.fleet_adj

@@ -66,13 +66,14 @@ class Judge:
                 sent = Sent(r.recipients.split(","), str(msg["Subject"]),
                             body_of(msg).replace("\r\n", "\n"),
                             reply=msg["Auto-Submitted"] == "auto-replied")
-                # Nobody's copy names the other recipients.
-                assert str(msg["To"]) == ", ".join(sent.to), (msg["To"], sent.to)
-                # A broadcast is queued as one copy per recipient, one after another: read the
-                # run of identical copies as one mail to all of them.
+                # Every mail, replies too, is a copy for one reader: nobody's copy names
+                # another address.
+                assert len(sent.to) == 1 and str(msg["To"]) == sent.to[0], (msg["To"], sent.to)
+                # A broadcast (or a reply) is queued as one copy per recipient, one after
+                # another: read the run of identical copies as one mail to all of them.
                 last = out[-1] if out else None
-                if (last and not sent.reply
-                        and (last.subject, last.body) == (sent.subject, sent.body)):
+                if last and (last.reply, last.subject, last.body) == (
+                        sent.reply, sent.subject, sent.body):
                     last.to.extend(sent.to)
                 else:
                     out.append(sent)

@@ -3,15 +3,18 @@ processing, deadlines, repairs."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, player, signon, start_full_game  # noqa: F401
+from gamekit import Judge, player, signon, start_full_game
 
 
 def test_create_join_start_and_first_orders(judge_in_process: Judge) -> None:
     j = judge_in_process
     assigned = start_full_game(j)
     starts = [m for m in j.last_broadcasts if "Game Starting" in m.subject]
-    assert len(starts) == 1 and starts[0].subject == "JUDGE:war1901 - S1901M Game Starting"
-    assert starts[0].body.startswith(":: Judge: JUDGE  Game: war1901  Variant: Standard\n"
+    # the players' copy and the master's (which alone names the addresses)
+    assert [m.to for m in starts] == [sorted(assigned.values()), ["master@example.org"]]
+    for start in starts:
+        assert start.subject == "JUDGE:war1901 - S1901M Game Starting"
+        assert start.body.startswith(":: Judge: JUDGE  Game: war1901  Variant: Standard\n"
                                      ":: Deadline: S1901M ")
     reply = j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE')}\nA Par-Bur\nF Bre-Mao\n")
     print(reply.body)

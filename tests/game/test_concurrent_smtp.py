@@ -34,7 +34,7 @@ def test_two_players_complete_a_phase_at_the_same_moment(judge: RunningJudge) ->
     for t in threads:
         t.join(20)
     results = text(wait_broadcast(judge, "JUDGE:war1901 - S1901M Results"))
-    judge.settle(1.0)
+    judge.settle()
     one_copy_each(judge, "JUDGE:war1901 - S1901M Results")
     for power in mine.values():
         # every order of the powers that ordered worked (the others are in civil disorder)

@@ -10,7 +10,7 @@ import re
 from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from gamekit import Judge, Sent, judge_in_process, player  # noqa: F401
+from gamekit import Judge, Sent, player
 from judge.clock import utcnow
 from judge.mail.game_mail import judge_date
 from judge.mail.times import written

@@ -14,7 +14,7 @@ from typing import Callable
 import pytest
 from click.testing import CliRunner
 from conftest import RunningJudge
-from gamekit import Judge, force_due, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, force_due, signon, start_full_game
 from smtpkit import wait_broadcast
 from sqlalchemy import select
 

@@ -9,7 +9,7 @@ import json
 
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from judge.store.models import Game
 
 MASTER = "master@example.org"

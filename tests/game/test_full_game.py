@@ -85,7 +85,7 @@ def test_a_full_game_by_mail(judge: RunningJudge) -> None:
     # ---- Winter 1901 adjustments
     reply = orders("FRANCE", "A Par-Bur", "Build A Par", "Build F Bre")
     assert "Error: that is a movement order, but this is an adjustment phase." in reply
-    assert "Every unit has an order." in reply
+    assert "Builds complete: 2 of 2 ordered." in reply and "Every unit" not in reply
     reply = orders("GERMANY", "Remove A Ruh")
     assert "W1901A has been processed" in reply
     r = results("W1901A")

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from gamekit import (POWERS, Judge, force_due, judge_in_process, player, signon,  # noqa: F401
+from gamekit import (POWERS, Judge, force_due, player, signon, 
                      start_full_game)
 from judge.clock import utcnow
 from judge.store.models import Game, Seat
@@ -313,7 +313,8 @@ def test_cd_dummies(judge_in_process: Judge) -> None:
         if not processed:
             # the former player is out; the master orders the dummy and the phase completes
             body = j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE', name)}\nA Par-Bur").body
-            assert "wrong password" in body or "no longer play" in body or "Error" in body
+            assert "Error: nobody plays France in nocd." in body
+            assert "Not executed: the SIGNON on line 1 failed" in body
             j.mail(MASTER, f"SIGNON M{name} mpw\nBECOME France\n"
                    + "\n".join(ALL_HOLD["FRANCE"]))
             assert game_row(j, name).phase == "F1901M"

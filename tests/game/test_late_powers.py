@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, player, signon  # noqa: F401
+from gamekit import Judge, player, signon
 from judge.clock import utcnow
 from judge.service import clock
 from judge.store.models import Game

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import event, func, select
 
 from conftest import JUDGE_ADDRESS, make_mail
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from judge.mail import pipeline
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.pipeline import Pipeline

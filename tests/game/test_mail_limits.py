@@ -4,7 +4,7 @@ back, and a refusal that undoes the whole command."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, start_full_game  # noqa: F401
+from gamekit import Judge, start_full_game
 
 MASTER = "master@example.org"
 

@@ -15,7 +15,7 @@ from PIL import Image
 from sqlalchemy import select
 
 from conftest import read_maildir
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from judge.mail.sender import deliver_due
 from judge.mail.transports import MaildirTransport
 from judge.store.models import OutboxMessage

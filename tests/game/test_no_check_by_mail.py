@@ -13,7 +13,7 @@ import json
 
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, player  # noqa: F401
+from gamekit import Judge, player
 from judge.store.models import Seat
 
 MASTER = "master@example.org"

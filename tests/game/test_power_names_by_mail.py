@@ -10,7 +10,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from judge.store.models import DrawVote, Seat
 
 MASTER = "master@example.org"

@@ -11,7 +11,7 @@ from email import policy
 import pytest
 from sqlalchemy import select
 
-from gamekit import POWERS, Judge, Sent, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import POWERS, Judge, Sent, signon, start_full_game
 from judge.core.errors import InputError
 from judge.service.phases import position_of
 from judge.store.models import Game, OutboxMessage, Press

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 
 MASTER = "master@example.org"
 OBSERVER = "watcher@example.org"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, player  # noqa: F401
+from gamekit import Judge, player
 from judge.service.passwords import check_password
 from judge.store.models import Game, Seat
 

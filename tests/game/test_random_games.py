@@ -13,7 +13,7 @@ import json
 import random
 
 import pytest
-from gamekit import Judge, judge_in_process, start_full_game  # noqa: F401
+from gamekit import Judge, start_full_game
 from randomplay import random_orders
 from sqlalchemy import select
 

@@ -11,7 +11,7 @@ from typing import Callable
 
 import pytest
 
-from gamekit import Judge, judge_in_process, player  # noqa: F401
+from gamekit import Judge, player
 from test_by_mail import ALL_HOLD
 from test_clock_and_repairs import snapshot_count
 from test_late_powers import M, MASTER, game_row, order, two_player_game

@@ -37,10 +37,10 @@ def test_a_deadline_passed_while_the_daemon_was_down_is_processed_once(
     judge.start()
     results = wait_broadcast(judge, "JUDGE:war1901 - S1901M Results")
     assert "France: Army Paris HOLD." in results.get_body(("plain",)).get_content()
-    judge.settle(1.0)
+    judge.settle()
     judge.stop()
     judge.start()
-    judge.settle(1.0)
+    judge.settle()
     one_copy_each(judge, "JUDGE:war1901 - S1901M Results")
     # past the deadline with no grace: no reminder and no late notice, only the results
     assert not [m for m in judge.replies() if "Reminder" in str(m["Subject"])

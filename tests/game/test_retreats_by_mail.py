@@ -3,7 +3,7 @@ and no retreat phase opens for a unit that has nowhere to go."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from sqlalchemy import select
 
 from judge.store.models import Game, InboundMessage

@@ -5,7 +5,7 @@ line in the table."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process  # noqa: F401
+from gamekit import Judge
 
 DIRECTOR = "director@example.org"
 A, B, C = "a@example.org", "b@example.org", "c@example.org"
@@ -55,7 +55,7 @@ def test_each_split_is_shown_once_with_its_group_and_vacant_powers_are_left_out(
          "France: A Par; centers Par\nEngland: F Lon; centers Lon", "S1908M")
     terminate(j, "g5")
 
-    table = j.mail("fan@example.org", "STANDINGS cup").body
+    table = j.mail(DIRECTOR, "STANDINGS cup").body  # the director sees every address
     assert "Games scored: g1, g2, g3, g4, g5." in table, table
     # head-to-head among all three puts a first; among b and c it is level again, and the
     # common denominator puts c's sooner draw ahead of b's

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from judge.core.scoring import ResultType, get_system, load_results, standings
 from judge.service.tournament_results import results_document, tournament_results
 from judge.service.tournaments import find_tournament

@@ -4,7 +4,6 @@ addresses refused at the command; one row that cannot be stored costs nobody els
 
 from __future__ import annotations
 
-import smtplib
 import threading
 import time
 from email import policy

@@ -203,7 +203,7 @@ def test_unit_file_has_the_settings_operators_rely_on() -> None:
                 "PrivateTmp", "PrivateDevices", "RestrictAddressFamilies"):
         assert key in settings, key
     assert "Type=notify" in text
-    assert "--config /etc/judge/judge.toml" in text or "JUDGE_CONFIG=/etc/judge/judge.toml" in text
+    assert "ExecStart=/opt/judge/bin/judge --config /etc/judge/judge.toml serve" in text
 
 
 def test_unit_file_allows_more_open_files_than_sessions() -> None:

@@ -16,8 +16,9 @@ from judge.commands.handlers.press import press_for_history
 from judge.commands.identity import Identity
 from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import Preparation, with_privacy
-from judge.commands.registry import Role, command, positions
+from judge.commands.registry import Role, command, positions, privacy_keyword
 from judge.config import Config
+from judge.core import load_map
 from judge.mail.game_mail import outgoing_for
 from judge.service import clock, game_rules, signon_guard
 from judge.service.errors import GameError
@@ -103,16 +104,39 @@ def _parse_create(args: tuple[str, ...]) -> dict:
     return opts
 
 
+# The words of CREATE that start an option: a word after the password that is none of them
+# is taken for more of the password (mistyped as two words), and hidden too.
+_CREATE_OPTIONS = ("VARIANT", "TURNS", "RULES", "DEADLINE", "GRACE", "TOURNAMENT", "VICTORY",
+                   "PRIVACY")
+
+
 def _create_secrets(args: tuple[str, ...]) -> tuple[int, ...]:
-    """The game's password, the tournament's after TOURNAMENT <name>, and the privacy
-    password after PRIVACY."""
-    found = [1] if len(args) > 1 else []
+    """The game's password (and the words after it up to the first option), the
+    tournament's after TOURNAMENT <name>, and the privacy password after PRIVACY."""
+    found = []
+    i = 1
+    while i < len(args) and (i == 1 or args[i].upper() not in _CREATE_OPTIONS):
+        found.append(i)
+        i += 1
     for i in range(2, len(args) - 2):
         if args[i].upper() == "TOURNAMENT":
             found.append(i + 2)
             break
     found += [i + 1 for i in range(2, len(args) - 1) if args[i].upper() == "PRIVACY"]
-    return tuple(found)
+    return tuple(sorted(set(found)))
+
+
+def _join_secrets(args: tuple[str, ...]) -> tuple[int, ...]:
+    """JOIN <game> <password> [<power>] [PRIVACY <privacy password>]: the password, the
+    privacy password, and what cannot be a power (more of a mistyped password): any word
+    after the power, and a "power" with other characters than letters (a misspelt power
+    stays readable, so that the answer can say what is wrong with it)."""
+    found = set(positions(1, privacy=2)(args))
+    keyword = privacy_keyword(args, 2)
+    for i in range(2, len(args) if keyword is None else keyword):
+        if i > 2 or not args[i].isalpha():
+            found.add(i)
+    return tuple(sorted(found))
 
 
 def _creates_left(session: Session, config: Config, sender: str, now: datetime) -> int:
@@ -239,7 +263,7 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
                                                               status="active"))
     text = f"You have joined {game.name} ({joined} player{'s' if joined != 1 else ''} so far)."
     if events:
-        text += f"\nThe game is full and has started; your power is {seat.power.capitalize()}."
+        text += f"\nThe game is full and has started; your power is {str(seat.power).capitalize()}."
         ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
     else:
         text += " Powers are assigned when the game starts; you will be told yours."
@@ -247,7 +271,7 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
 
 
 @command("JOIN", syntax="JOIN <game> <password> [<power>] [PRIVACY <privacy password>]",
-         summary="a place in a forming game", secrets=positions(1, privacy=True),
+         summary="a place in a forming game", secrets=_join_secrets,
          prepare=with_privacy(1))
 def join_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
@@ -258,7 +282,8 @@ def join_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("OBSERVE", syntax="OBSERVE <game> <password> [PRIVACY <privacy password>]",
-         summary="follow a game as an observer", secrets=positions(1, privacy=True),
+         summary="follow a game as an observer",
+         secrets=positions(1, rest=True, privacy=2),
          prepare=with_privacy(1))
 def observe_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
@@ -304,7 +329,7 @@ def _prepare_signon(prep: Preparation, cmd: Command) -> None:
 
 @command("SIGNON", syntax="SIGNON <X><game> <password>",
          summary="sign on: X is a power initial, M (master) or O (observer); ?<game> joins",
-         secrets=positions(1), prepare=_prepare_signon)
+         secrets=positions(1, rest=True, privacy=2), prepare=_prepare_signon)
 def signon_command(ctx: Context, cmd: Command) -> None:
     if cmd.args and cmd.args[0].startswith("?") and len(cmd.args[0]) > 1:
         args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
@@ -356,7 +381,7 @@ def _visible_game(ctx: Context, name: str, privacy: str | None, what: str) -> Ga
 
 
 @command("HISTORY", syntax="HISTORY <game> [<phase>] [PRIVACY <privacy password>]",
-         informational=True, secrets=positions(privacy=True), prepare=with_privacy(),
+         informational=True, secrets=positions(privacy=1), prepare=with_privacy(),
          summary="the results of the phases played so far, and the press you may see")
 def history_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 1)
@@ -378,9 +403,27 @@ def history_command(ctx: Context, cmd: Command) -> None:
         press=press, unplayed_press=unplayed, phase_asked=phase, **ctx.template_vars()))
 
 
+def _power_rows(session: Session, game: Game) -> list[tuple[str, str, int]]:
+    """One row per power that has had a seat, in the variant's order: the power, the status
+    of the seat that holds it now (a played or dummy seat, else the last one), and how many
+    seats held it before."""
+    held: dict[str, list[Seat]] = {}
+    for seat in session.query(Seat).filter_by(game_id=game.id, kind="power").order_by(Seat.id):
+        if seat.power:
+            held.setdefault(seat.power, []).append(seat)
+    rows = []
+    for power in load_map(game.variant).powers:
+        seats = held.get(power)
+        if not seats:
+            continue
+        now = next((s for s in reversed(seats) if s.status in ("active", "dummy")), seats[-1])
+        rows.append((power.capitalize(), now.status, len(seats) - 1))
+    return rows
+
+
 @command("SUMMARY", syntax="SUMMARY <game> [PRIVACY <privacy password>]",
          summary="a short summary of a game's course", informational=True,
-         secrets=positions(privacy=True), prepare=with_privacy())
+         secrets=positions(privacy=1), prepare=with_privacy())
 def summary_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 1)
     if len(args) != 1:
@@ -391,10 +434,7 @@ def summary_command(ctx: Context, cmd: Command) -> None:
         facts = json.loads(s.results)
         if facts["centers"]:
             years.append((s.phase, [(p, len(c)) for p, c in facts["centers"]]))
-    players = [(s.power.capitalize(), s.status) for s in
-               ctx.session.query(Seat).filter_by(game_id=game.id, kind="power")
-               .order_by(Seat.id) if s.power]
     ctx.answer(cmd.line_no, cmd.text, ctx.render(
-        "game/summary.txt", game=game, years=years, players=players,
+        "game/summary.txt", game=game, years=years, players=_power_rows(ctx.session, game),
         winner=game.winner, **ctx.template_vars()))
 

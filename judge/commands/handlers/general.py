@@ -11,8 +11,9 @@ from sqlalchemy import select
 from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import with_privacy
 
-from judge.commands.registry import Role, all_commands, command, positions
+from judge.commands.registry import Role, command, positions
 from judge.service import absences, clock
+from judge.service.disclosure import addresses_shown, setting_name
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
 from judge.service.privacy import is_private, may_see, require_sight
@@ -57,7 +58,7 @@ def signoff_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("LIST", syntax="LIST [<game> [PRIVACY <privacy password>]]", informational=True,
-         secrets=positions(privacy=True), prepare=with_privacy(),
+         secrets=positions(privacy=1), prepare=with_privacy(),
          summary="the games on this judge, or one game")
 def list_command(ctx: Context, cmd: Command) -> None:
     identity = ctx.identity
@@ -86,10 +87,12 @@ def list_command(ctx: Context, cmd: Command) -> None:
 
 
 def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
-    """What LIST <game> shows; the master also sees who has ordered and the addresses."""
+    """What LIST <game> shows; the master also sees who has ordered, and the addresses
+    (everyone does where the master made them public: judge.service.disclosure)."""
     from judge.service.orders import order_set, owed, stored_orders
     from judge.service.phases import board_units, overdue_powers, position_of
     is_master = bool(identity is not None and getattr(identity, "role") & Role.MASTER)
+    shown = addresses_shown(game, master=is_master)
     pos = position_of(game)
     counts = pos.center_counts()
     players = {s.power: s for s in seats(ctx.session, game, "power") if s.power}
@@ -107,8 +110,8 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
             if seat.wait and (is_master or getattr(identity, "power", None) == power):
                 status += ", waiting"
         rows.append((power.capitalize(), counts[power], len(pos.units_of(power)), status,
-                     seat.address if (seat and is_master) else ""))
-    forming = [s.address if is_master else "" for s in seats(ctx.session, game, "power")]
+                     seat.address if (seat and shown) else ""))
+    forming = [s.address if shown else "" for s in seats(ctx.session, game, "power")]
     # a power still in the game that nobody plays (and no dummy): a seat a player may take
     alive = set(pos.survivors())
     open_seats = [p.capitalize() for p in pos.map.powers
@@ -126,8 +129,9 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
                 deadline=ctx.when(clock.deadline_of(game)) if game.state == "active" else "",
                 clock=clock.clock_setting(game), max_absence=game.max_absence_days,
-                absences=[(who.capitalize(), ctx.when(start), ctx.when(end)) for who, start, end
-                          in absences.current(ctx.session, game, ctx.now)],
+                absences=[(_absent(who, shown), ctx.when(start), ctx.when(end))
+                          for who, start, end in absences.current(ctx.session, game, ctx.now)],
+                addresses=setting_name(game),
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
                 private=is_private(game), open_seats=open_seats,
                 units=board_units(pos) if game.state != "forming" else [],
@@ -139,6 +143,14 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
                 durations=[clock.format_duration(x) for x in (
                     game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
                     game.grace_seconds)])
+
+
+def _absent(who: str, shown: bool) -> str:
+    """Who is away, as LIST names them: the power, or (no power yet) the player's address to
+    those who may see it."""
+    if "@" not in who:
+        return who.capitalize()
+    return who if shown else "A player"
 
 
 def draw_facts(ctx: Context, game: Game, identity: object | None, is_master: bool) -> dict:
@@ -157,7 +169,3 @@ def draw_facts(ctx: Context, game: Game, identity: object | None, is_master: boo
                  else f"Ended in {result.phase} in a concession to {members}.")
     return dict(draw_mode=mode_name(game), votes=votes, voting=is_master or power is not None,
                 ended=ended)
-
-
-def command_summaries() -> list[tuple[str, str]]:
-    return [(spec.syntax, spec.summary) for spec in all_commands()]

@@ -41,7 +41,7 @@ def _orders_shown(ctx: Context, game: Game) -> tuple[dict[str, list[str]], str]:
 
 
 @command("MAP", syntax="MAP <game> [<phase>] [PRIVACY <privacy password>]",
-         secrets=positions(privacy=True), prepare=with_privacy(),
+         secrets=positions(privacy=1), prepare=with_privacy(),
          summary="a picture of the board now, or of a phase played, attached to the reply")
 def map_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 1)

@@ -1,7 +1,7 @@
 """Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME (also of a game
 ended by a draw or concession), TERMINATE, PROCESS, ROLLBACK, ROLLFORWARD, SET RULES, BECOME,
-DUMMY, REPLACE, EJECT, POSITION.  (SET DEADLINE, SET GRACE, SET CLOCK and the absences are in
-judge.commands.handlers.timing.)
+DUMMY, REPLACE, EJECT, POSITION, SET PRIVACY, SET ADDRESSES.  (SET DEADLINE, SET GRACE, SET
+CLOCK and the absences are in judge.commands.handlers.timing.)
 
 Every command after which the set of orders may be complete (RESUME, DUMMY, REPLACE, EJECT,
 SET RULES, as orders, SET NOWAIT and RESIGN elsewhere) asks for the ``ready`` finisher, which
@@ -31,6 +31,7 @@ from judge.service.games import (dummy_power, dummy_seats, leave, lock_game, mak
 from judge.service.errors import CountedRefusal
 from judge.service.faults import ProcessingFault, guarded, record_fault
 from judge.service.phases import process_phase, rollback, rollforward, set_position
+from judge.service.disclosure import set_addresses
 from judge.service.privacy import set_privacy
 from judge.store.models import Game
 
@@ -153,7 +154,8 @@ def eject_command(ctx: Context, cmd: Command) -> None:
     if not found:
         raise CommandError(f"nobody like that plays in {game.name}.")
     events = leave(ctx.session, game, found[0], "ejected")
-    _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}.")
+    _announce(ctx, cmd, events, f"Ejected {found[0].power or found[0].address}. They have"
+              " been told, in a mail of their own.")
     # the power no longer owes orders: the others' may now complete the phase
     ctx.finish_with("ready", game.id)
 
@@ -187,7 +189,7 @@ def dummy_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("REPLACE", roles=Role.MASTER, states=RUNNING,
-         syntax="REPLACE <power> <address> <password>", secrets=positions(2),
+         syntax="REPLACE <power> <address> <password>", secrets=positions(2, rest=True),
          summary="give a power (vacant, a dummy or played) to a new player")
 def replace_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 3 or "@" not in cmd.args[1]:
@@ -237,7 +239,7 @@ def set_rules(ctx: Context, cmd: Command) -> None:
 
 
 @command("SET", "PRIVACY", roles=Role.MASTER, syntax="SET PRIVACY <privacy password>",
-         secrets=positions(0),
+         secrets=positions(0, rest=True),
          summary="make the game private: strangers need this password to see or join it")
 def set_privacy_command(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1:
@@ -248,6 +250,24 @@ def set_privacy_command(ctx: Context, cmd: Command) -> None:
     ctx.answer(cmd.line_no, cmd.text, f"{game.name} is private: whoever is not signed on to it"
                " must give this privacy password to see it (LIST, HISTORY, SUMMARY), observe"
                " it or join it. Tell it to those you want in; the judge never mails it.")
+
+
+@command("SET", "ADDRESSES", roles=Role.MASTER, states=frozenset({"forming", "active", "paused"}),
+         syntax="SET ADDRESSES PUBLIC|PRIVATE",
+         summary="show the players' addresses to everyone who may see the game, or only to"
+                 " you (the default)")
+def set_addresses_command(ctx: Context, cmd: Command) -> None:
+    if len(cmd.args) != 1 or cmd.args[0].upper() not in ("PUBLIC", "PRIVATE"):
+        raise CommandError("SET ADDRESSES PUBLIC (everyone who may see the game sees who plays"
+                           " which power) or SET ADDRESSES PRIVATE (only you do).")
+    public = cmd.args[0].upper() == "PUBLIC"
+    game = _game(ctx)
+    events = set_addresses(ctx.session, game, public)
+    _announce(ctx, cmd, events,
+              f"The players' addresses in {game.name} are now public: LIST shows them to"
+              " everyone who may see the game; the players are told." if public else
+              f"The players' addresses in {game.name} are now private: only you see them;"
+              " the players are told.")
 
 
 @command("SET", "NOPRIVACY", roles=Role.MASTER, syntax="SET NOPRIVACY",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import Identity
+from judge.commands.identity import Identity, copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
 from judge.mail.addresses import AddressError, checked_address
@@ -31,7 +31,7 @@ def _seat(ctx: Context, power_seat: bool = False) -> Seat:
 
 
 @command("SET", "PASSWORD", roles=Role.SIGNED_ON, syntax="SET PASSWORD <new>",
-         summary="change your password", secrets=positions(0))
+         summary="change your password", secrets=positions(0, rest=True))
 def set_password(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1 or len(cmd.args[0]) > 64:
         raise CommandError("SET PASSWORD needs one word, the new password.")
@@ -96,6 +96,7 @@ def clear_command(ctx: Context, cmd: Command) -> None:
     seat.orders = "{}"
     ctx.answer(cmd.line_no, cmd.text, f"All orders of {seat.power.capitalize()} withdrawn.")  # type: ignore[union-attr]
     ctx.finish_with("orders", seat.id)
+    copy_to_player(ctx, ctx.identity, seat)
 
 
 @command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")

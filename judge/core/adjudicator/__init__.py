@@ -32,7 +32,8 @@ Rule choices (DATC v3.0 chapter 4, preferred answers throughout):
 * 4.E.1 illegal orders are ignored and the unit holds;  4.E.3 no implicit orders.
 
 ``check_order(position, power, order)`` applies the same legality rules to one order as it is
-given (see :mod:`.checking`), so a judge can refuse it at once.
+given (see :mod:`.checking`), so a judge can refuse it at once; ``as_understood(position,
+order)`` is the order with the types and coasts the board settles, to echo back.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from itertools import chain
 
 from judge.core.adjudicator.adjustments import adjudicate_adjustments
 from judge.core.adjudicator.binding import OrdersIn
-from judge.core.adjudicator.checking import check_order
+from judge.core.adjudicator.checking import as_understood, check_order
 from judge.core.adjudicator.movement import adjudicate_movement
 from judge.core.adjudicator.retreats import adjudicate_retreats
 from judge.core.adjudicator.sequence import next_position
@@ -116,4 +117,4 @@ def _by_power(powers: Iterable[str], results: Iterable[OrderResult]) -> tuple[Or
     return tuple(chain(*groups.values(), strays))
 
 
-__all__ = ["PhaseResult", "adjudicate", "adjudicate_phase", "check_order"]
+__all__ = ["PhaseResult", "adjudicate", "adjudicate_phase", "as_understood", "check_order"]

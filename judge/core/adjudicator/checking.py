@@ -15,15 +15,20 @@ or not they are ordered to convoy; with no possible route it is illegal.
 from __future__ import annotations
 
 from judge.core.adjudicator.adjustments import adjustment_delta, build_unit
+import msgspec
+
 from judge.core.adjudicator.legality import (
+    Destination,
     check_convoy,
     check_move,
     check_support,
     convoy_geometry,
+    fleet_destination,
 )
-from judge.core.adjudicator.retreats import check_retreat
-from judge.core.board import Position
+from judge.core.adjudicator.retreats import match_retreat, check_retreat
+from judge.core.board import Position, Unit
 from judge.core.errors import OrderError
+from judge.core.maps import FLEET
 from judge.core.orders import (
     Build,
     Convoy,
@@ -34,6 +39,7 @@ from judge.core.orders import (
     Remove,
     Retreat,
     Support,
+    UnitSpec,
     Waive,
 )
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, RETREATS
@@ -56,6 +62,45 @@ def check_order(position: Position, power: str, order: Order, *, build_any: bool
     if t == RETREATS and isinstance(order, (Retreat, Disband)):
         return _check_retreat(position, power, order)
     return _refuse(order, "that is not a retreat order")
+
+
+def as_understood(position: Position, order: Order) -> Order:
+    """``order`` as the judge reads it on this board, for echoing back to its writer.
+
+    Every unit it names takes the type and coast of the unit standing there (``F StP-Bot`` is
+    ``F STP/SC - BOT``, ``Mun-Ruh`` is ``A MUN - RUH``), and a fleet's move or retreat the
+    coast it can only mean (``F Gas-Spa`` is ``F GAS - SPA/NC``).  What the board cannot
+    settle (no unit there, a coast left open) stays as written: the checks say why.
+    """
+    if isinstance(order, (Waive, Build)):
+        return order
+    if isinstance(order, (Retreat, Disband)):
+        d = next((d for d in position.dislodged if d.unit.province == order.unit.province),
+                 None)
+        if d is None:
+            return order
+        order = msgspec.structs.replace(order, unit=_spec(d.unit))
+        if isinstance(order, Retreat):
+            order = msgspec.structs.replace(
+                order, dest=match_retreat(order.dest, d.retreats) or order.dest)
+        return order
+    unit = position.unit_at(order.unit.province)
+    if unit is None:
+        return order
+    order = msgspec.structs.replace(order, unit=_spec(unit))
+    if isinstance(order, Move) and unit.kind == FLEET:
+        found = fleet_destination(position.map, unit, order)
+        if isinstance(found, Destination):
+            order = msgspec.structs.replace(order, dest=found.location)
+    if isinstance(order, (Support, Convoy)):
+        target = position.unit_at(order.target.province)
+        if target is not None:
+            order = msgspec.structs.replace(order, target=_spec(target))
+    return order
+
+
+def _spec(unit: Unit) -> UnitSpec:
+    return UnitSpec(unit.kind, unit.location)
 
 
 def _refuse(order: Order, message: str) -> OrderError:

@@ -195,7 +195,20 @@ def check_move(m: Map, unit: Unit, o: Move, geo: ConvoyGeometry,
         return Destination(prov, prov, True)
     if adjacent and not o.via_convoy:
         return Destination(prov, prov, False)
-    return _refuse(o, f"no convoy could take {m.provinces[src].name} to {m.provinces[prov].name}")
+    return _refuse(o, _no_route(m, src, prov, adjacent))
+
+
+def _no_route(m: Map, src: str, prov: str, adjacent: bool) -> str:
+    """Why an army cannot go from ``src`` to ``prov``: convoys are spoken of only where one
+    could run (both ends on a coast); otherwise the provinces are just not neighbours."""
+    here, there = m.provinces[src], m.provinces[prov]
+    inland = [p.name for p in (here, there) if p.kind != "coast"]
+    if not inland:
+        return f"no convoy could take {here.name} to {there.name}"
+    if not adjacent:
+        return f"an army in {here.name} cannot reach {there.name}: they are not adjacent"
+    return (f"{' and '.join(inland)} {'has' if len(inland) == 1 else 'have'} no coast, "
+            f"so no convoy can go from {here.name} to {there.name}")
 
 
 def check_support(m: Map, unit: Unit, o: Support, target: Unit | None,

@@ -26,7 +26,7 @@ def adjudicate_retreats(pos: Position, orders: OrdersIn) -> PhaseOutcome:
         if isinstance(o, Retreat):
             refused = check_retreat(m, by_prov[prov], o)
             if refused is None:
-                valid[prov] = _match_retreat(o.dest, by_prov[prov].retreats) or o.dest
+                valid[prov] = match_retreat(o.dest, by_prov[prov].retreats) or o.dest
             else:
                 why[prov] = refused
     targets: dict[str, int] = {}  # two retreats to one province both fail
@@ -81,14 +81,14 @@ def _bind(m: Map, by_prov: dict[str, Dislodged], orders: OrdersIn, results: list
 
 def check_retreat(m: Map, d: Dislodged, o: Retreat) -> OrderError | None:
     """``None`` if the dislodged unit may retreat as ordered, else why it may not."""
-    if _match_retreat(o.dest, d.retreats) is not None:
+    if match_retreat(o.dest, d.retreats) is not None:
         return None
     where = ", ".join(m.location_text(x) for x in d.retreats) or "nowhere"
     return OrderError(o.text(), f"the {d.unit.text(m)} cannot retreat to "
                                 f"{m.location_text(o.dest)}; it may retreat to {where}")
 
 
-def _match_retreat(dest: str, allowed: tuple[str, ...]) -> str | None:
+def match_retreat(dest: str, allowed: tuple[str, ...]) -> str | None:
     """The allowed location an order names; a bare province suffices if only one coast fits."""
     if dest in allowed:
         return dest

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from judge.core.adjudicator.adjustments import adjustments_needed
 from judge.core.board import Dislodged, Position, Unit, freeze_centers
 from judge.core.maps import Map
-from judge.core.phases import ADJUSTMENTS, RETREATS, Phase
+from judge.core.phases import ADJUSTMENTS, RETREATS
 
 Centers = Mapping[str, frozenset[str]]
 
@@ -53,7 +53,3 @@ def next_position(pos: Position, units: tuple[Unit, ...], dislodged: tuple[Dislo
             nxt = nxt.successor()
             continue
         return Position(m, nxt, units, centers)
-
-
-def parse_phase(text: str) -> Phase:
-    return Phase.parse(text)

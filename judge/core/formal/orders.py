@@ -101,12 +101,15 @@ def parse_formal_order(m: Map, text: str) -> FormalOrder | OrderError | None:
         prov = _province(m, g.group(1))
         return UndoSphere(prov) if isinstance(prov, str) else OrderError(text, prov[0])
     if g := _SUPPORT_RE.match(text):
-        unit, target, prov = (_unit(m, g.group(1)), _unit(m, g.group(2)),
-                              _province(m, g.group(3)))
-        for part in (unit, target, prov):
-            if isinstance(part, tuple):
-                return OrderError(text, part[0])
-        return SupportClaim(unit, target, prov)  # type: ignore[arg-type]
+        supporter, target, prov = (_unit(m, g.group(1)), _unit(m, g.group(2)),
+                                   _province(m, g.group(3)))
+        if isinstance(supporter, tuple):
+            return OrderError(text, supporter[0])
+        if isinstance(target, tuple):
+            return OrderError(text, target[0])
+        if isinstance(prov, tuple):
+            return OrderError(text, prov[0])
+        return SupportClaim(supporter, target, prov)
     if g := _CLAIM_RE.match(text):
         unit = _unit(m, g.group(1)) if g.group(1) else None
         prov = _province(m, g.group(2))

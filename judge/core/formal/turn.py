@@ -25,7 +25,7 @@ the wars and spheres of eliminated powers lapse (rule 7).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, cast
 
 from judge.core.adjudicator import PhaseResult, adjudicate
 from judge.core.board import Position, Unit
@@ -220,7 +220,8 @@ class _Turn:
                     prov = getattr(o, "unit", None)
                     u = bound.get(prov.province) if isinstance(prov, UnitSpec) else None
                     if isinstance(o, OrderError) or u is None or u.power != power:
-                        through.append(item)
+                        # not a Formal order (f is None): a line or a standard order
+                        through.append(cast("str | Order", item))
                     else:
                         self.put(mine, power, u, ("std", text, o, u))
                     continue
@@ -304,7 +305,8 @@ class _Turn:
         if turn_complete and self.phase.season == "F":
             self.fall_points(pr.position)
         self.lapse(pr.position)
-        over, winners = False, ()
+        over = False
+        winners: tuple[str, ...] = ()
         if turn_complete and self.phase.season == "F" and self.phase.year >= self.state.last_year:
             alive = pr.position.survivors() or tuple(self.m.powers)
             best = max(self.vp.get(p, 0) for p in alive)
@@ -540,8 +542,9 @@ class _Turn:
         out: list[OrderResult] = []
         for r in pr.results:
             key = (r.power, r.unit.province) if r.unit is not None else None
-            entry = rewrite.get(key) if key and isinstance(r.order, (Hold, Disband)) else None
-            if entry is None or r.default:
+            entry = (rewrite.get(key) if key is not None and isinstance(r.order, (Hold, Disband))
+                     else None)
+            if key is None or entry is None or r.default:
                 out.append(r)
             elif entry[0] == "void":
                 _, text, o, u, msg = entry

@@ -23,15 +23,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Final, Literal, cast
 
 from judge.core.scoring.results import GameResult
 
 BASE_YEAR = 1900
 """Years are counted from here: a result in 1907 took 7 game years (as Steinke counts)."""
 
-WIN, DRAW, LOSS = "win", "draw", "loss"
 Kind = Literal["win", "draw", "loss"]
+WIN: Final = "win"
+DRAW: Final = "draw"
+LOSS: Final = "loss"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,7 @@ class Outcome:
             raise ValueError(f"not an outcome: {text!r} (try 'win 1912', '3draw 1907')")
         if m.group(1):
             return cls(WIN, 1, int(m.group(4)), board)
-        return cls(m.group(3), int(m.group(2)), int(m.group(4)), board)  # type: ignore[arg-type]
+        return cls(cast(Kind, m.group(3)), int(m.group(2)), int(m.group(4)), board)
 
 
 def outcome_of(result: GameResult, player: str) -> Outcome | None:

@@ -46,7 +46,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from judge.core.errors import InputError
 
@@ -158,7 +158,7 @@ def _fail(where: str, what: str) -> ResultsError:
     return ResultsError(f"{where}: {what}")
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

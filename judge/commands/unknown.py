@@ -1,0 +1,78 @@
+"""Answering a line that is neither a command nor an order: name the nearest command.
+
+A line whose first word is no command and does not begin like an order (judge.core.orders.
+looks_like_an_order) is a mistyped or unknown command, whether or not the mail has signed on:
+``LSIT`` is answered with the nearest command's name, LIST (difflib's similarity ratio: the
+standard library's fuzzy match, nothing to maintain), and ``SET VACATION`` -- a known first
+word with an unknown rest -- with the words that may follow ``SET``.  The line is quoted back
+with the passwords of the command it was meant to be masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import get_close_matches
+
+from judge.commands.context import Context
+from judge.commands.parse import MASK, OtherLine
+from judge.commands.registry import all_commands, lookup
+
+# How alike a word must be to a command's word to be suggested (difflib's ratio, 0 to 1):
+# 0.75 takes LSIT for LIST and SIGNOM for SIGNON, not STATUS for START.
+_CUTOFF = 0.75
+
+
+@dataclass(frozen=True)
+class UnknownCommand:
+    """What the reply says about an unknown command line."""
+
+    written: str               # the words read as the command, as the sender wrote them
+    known: str                 # the known words it starts with ("SET"), or ""
+    options: tuple[str, ...]   # what may follow ``known``
+    suggestion: str | None     # the nearest command, if one is near enough
+
+
+def unknown_command(text: str) -> UnknownCommand:
+    words = text.split()
+    names = [spec.words for spec in all_commands()]  # aliases are not offered
+    known = _known_prefix(words, names)
+    following = [n[len(known):] for n in names if n[:len(known)] == known and len(n) > len(known)]
+    options = tuple(" ".join(rest) for rest in following)
+    wrong = words[len(known)] if len(words) > len(known) else ""
+    near = get_close_matches(wrong.upper(), sorted({rest[0] for rest in following}), n=1,
+                             cutoff=_CUTOFF)
+    suggestion = " ".join((*known, near[0])) if near else None
+    if not known:
+        options = ()
+    return UnknownCommand(" ".join(words[:len(known) + 1]), " ".join(known), options, suggestion)
+
+
+def _known_prefix(words: list[str], names: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The first word, when it begins a command of several words (``SET``), else ``()``."""
+    first = words[0].upper() if words else ""
+    return (first,) if any(len(n) > 1 and n[0] == first for n in names) else ()
+
+
+def answer_unknown(ctx: Context, line: OtherLine, *, signed_on: bool) -> None:
+    """Answer ``line`` as an unknown command (templates/unknown_command.txt)."""
+    unknown = unknown_command(line.text)
+    ctx.answer(line.line_no, _masked(line.text, unknown),
+               ctx.render("unknown_command.txt", unknown=unknown,
+                          signed_on=signed_on).rstrip("\n"), ok=False)
+
+
+def _masked(text: str, unknown: UnknownCommand) -> str:
+    """The line as quoted back: when the command it was meant to be takes passwords
+    (``SET PASWORD secret``), those words are shown as ``****`` as that command's would be."""
+    if unknown.suggestion is None:
+        return text
+    meant = unknown.suggestion.split()
+    found = lookup(meant)
+    words = text.split()
+    if found is None or len(words) <= len(meant):
+        return text
+    spec, used = found
+    hidden = {used + k for k in spec.secret_positions(tuple(words[used:]))}
+    if not hidden:
+        return text
+    return " ".join(MASK if n in hidden else w for n, w in enumerate(words))

@@ -1,0 +1,127 @@
+"""The layers of docs/architecture.md hold: what may import what, read from the source.
+
+Every ``import`` counts, at the top of a module or inside a function, because a lazy import is
+still a dependency.  The judge's layers, lowest first: core, maps, store, service, commands,
+mail, and the programs on top (cli, daemon).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "judge"
+# Small modules beside the layers that anything may use (time, zones, where files are).
+SHARED = {"clock", "zones", "resources", "variants"}
+# What each layer may import besides itself and the shared modules.
+ALLOWED = {
+    "core": {"variants"},
+    "maps": {"core"},
+    "store": set(),
+    "service": {"core", "maps", "store"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> Iterator[str]:
+    """The judge modules a file imports (``judge.x.y``), absolute or relative."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names if a.name.startswith("judge"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if target.startswith("judge"):
+                yield target
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _graph() -> dict[str, set[str]]:
+    """Layer → the layers its modules import."""
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        layer = _layer(_module_name(path))
+        graph.setdefault(layer, set()).update(
+            _layer(target) for target in _imports(path) if _layer(target) != layer)
+    return graph
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
+    imported = _graph().get(layer, set()) - SHARED - ALLOWED[layer] - {""}
+    assert imported == set(), f"judge.{layer} must not import judge.{', judge.'.join(imported)}"
+
+
+def test_the_core_imports_no_outside_library_with_side_effects() -> None:
+    """The core is pure: no database, mail, template or command-line library."""
+    forbidden = {"sqlalchemy", "alembic", "aiosmtpd", "jinja2", "click", "email", "smtplib",
+                 "PIL", "aiohttp", "psycopg", "sqlite3"}
+    for path in (PACKAGE / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            for name in names:
+                assert name.split(".")[0] not in forbidden, f"{path} imports {name}"
+
+
+# The cycles between layers that remain (mail and commands call each other; config checks
+# addresses with mail's parser).  The list may only shrink: a new cycle fails.
+KNOWN_CYCLES = {frozenset({"config", "commands", "mail"})}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """Strongly connected groups of more than one layer (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[frozenset[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(frozenset(group))
+
+    for node in list(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_new_import_cycle_between_layers() -> None:
+    new = [c for c in _cycles(_graph()) if not any(c <= known for known in KNOWN_CYCLES)]
+    assert new == [], f"import cycles between layers: {[sorted(c) for c in new]}"
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
