@@ -105,6 +105,7 @@ def listing() -> tuple[str, str]:
                    deadline="Friday 27 November 2026, 21:00 UTC", clock=None, max_absence=14,
                    absences=[], npowers=7, mine=None, formal=None, draw_mode="DIAS",
                    votes=[], voting=False, ended="", private=False, open_seats=["England"],
+                   addresses="private",
                    units=board_units(pos),
                    press=dict(rules=[], grey=True, observers=False),
                    civil_disorder=False, cd_dummies=False, waiting_for=[],

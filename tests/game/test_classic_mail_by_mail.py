@@ -292,7 +292,7 @@ Observers write only to the master (SET OBSERVER PRESS).
             "Observers may broadcast (SET NO OBSERVER PRESS).\n") in text, text
     master(j, "SET RULES NO_PRESS")
     text = j.mail("stranger@example.org", f"LIST {G}").body
-    assert "Press: only to and from the master (NO_PRESS).\nLate powers" in text, text
+    assert "Press: only to and from the master (NO_PRESS).\nAddresses:" in text, text
 
 
 def test_list_of_a_forming_game_counts_the_open_seats(judge_in_process: Judge) -> None:

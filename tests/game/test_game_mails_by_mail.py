@@ -22,9 +22,9 @@ def test_the_you_are_mail_names_units_home_centres_and_deadline(judge_in_process
     assert mail.to == [assigned["AUSTRIA"]]
     assert AUSTRIA_START in mail.body
     assert "Centres you own" not in mail.body  # the same as the home centres
-    # the deadline as the header gives it (Thu Nov 26 2026 03:15 +0000), written out
+    # the deadline as the header gives it (Thu Nov 26 2026 03:15:00 +0000), written out
     header = mail.body.split(":: Deadline: S1901M ")[1].split("\n")[0]
-    when = datetime.strptime(header, "%a %b %d %Y %H:%M %z")
+    when = datetime.strptime(header, "%a %b %d %Y %H:%M:%S %z")
     assert f"\nDeadline for S1901M: {when:%A} {when.day} {when:%B %Y, %H:%M} UTC\n" in mail.body
     (russia,) = [m for m in j.last_broadcasts if m.subject.endswith("You are Russia")]
     assert ("Your units:\n  Army Moscow\n  Fleet Sevastopol\n  Fleet St Petersburg (south coast)\n"
