@@ -416,7 +416,8 @@ def map_command(fmt: str | None, output: str) -> None:
             _fail(f"cannot write {output}: {exc.strerror or exc}")
 
 
-from judge.cli_tournament import register as _register_tournament
+# Last, because judge.cli_tournament builds on the helpers above.
+from judge.cli_tournament import register as _register_tournament  # noqa: E402
 
 _register_tournament(main)
 

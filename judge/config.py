@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from email.headerregistry import Address
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, cast
 
 
 class ConfigError(Exception):
@@ -140,7 +140,10 @@ class Config:
         return self.judge.address.rpartition("@")[2]
 
 
-_SECTIONS = {f.name: f.default_factory for f in fields(Config) if f.name != "source"}  # type: ignore[misc]
+# Each section's class (its dataclass field's default factory), by section name.
+_SECTIONS: dict[str, Callable[[], Any]] = {
+    f.name: cast(Callable[[], Any], f.default_factory) for f in fields(Config)
+    if f.name != "source"}
 
 
 def load_config(path: str | os.PathLike[str] | None = None,
@@ -234,10 +237,12 @@ def validate(config: Config) -> None:
         raise ConfigError("[intake] max_message_size must be at least 1024 bytes")
     scheme = config.database.url.split(":", 1)[0]
     if not (scheme.startswith("sqlite") or scheme.startswith("postgresql")):
-        raise ConfigError(f"[database] url must be sqlite:/// or postgresql+psycopg://, got {config.database.url!r}")
+        raise ConfigError("[database] url must be sqlite:/// or postgresql+psycopg://, "
+                          f"got {config.database.url!r}")
     transport = config.outbound.transport
     if not (transport.startswith("maildir:") or transport.startswith("smtp://")):
-        raise ConfigError(f"[outbound] transport must be 'maildir:PATH' or 'smtp://HOST:PORT', got {transport!r}")
+        raise ConfigError("[outbound] transport must be 'maildir:PATH' or 'smtp://HOST:PORT', "
+                          f"got {transport!r}")
     if config.judge.keeper:
         from judge.mail.addresses import AddressError, checked_address
         try:

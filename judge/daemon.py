@@ -5,7 +5,8 @@ The scheduler runs due game clocks (reminders, late notices, processing) from th
 
 Intake answers SMTP (or LMTP) on the event loop; database work runs in threads so the loop
 stays responsive.  Sessions are capped in number and length (judge.mail.sessions), and raw
-mail older than ``[retention] raw_mail_days`` is deleted now and then (judge.mail.retention).  SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
+mail older than ``[retention] raw_mail_days`` is deleted now and then (judge.mail.retention).
+SIGTERM (or SIGINT) stops accepting, lets the sessions in flight finish
 within ``[intake] shutdown_grace`` seconds, finishes the message being processed, and exits.
 
 Under systemd (``Type=notify``) it says ``READY=1`` once the database is checked and intake

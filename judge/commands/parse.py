@@ -1,7 +1,8 @@
 """Turn the lines of a mail body into commands and other lines, keeping line numbers.
 
 Parsing needs no state: a line whose first words name a registered command is a command (its
-``text``, the line as quoted back, shows its passwords as ``****``); any other non-empty line is kept as an :class:`OtherLine` for the executor to read as an order
+``text``, the line as quoted back, shows its passwords as ``****``); any other non-empty line is
+kept as an :class:`OtherLine` for the executor to read as an order
 (after a SIGNON as a power) or to refuse.  ``//`` starts a comment.  A block command (PRESS,
 POSITION …) swallows the lines up to its end word, which are its text, never commands.
 """

@@ -6,7 +6,8 @@ Lookup is by the longest run of leading words (``SET DRAW`` before ``SET``), cas
 A command says which of its words are passwords (``secrets``): they are shown as ``****``
 wherever the line is quoted back, no answer to the line repeats them (judge.commands.execute),
 and their slow hashing is done before the store is locked (``prepare``, see
-judge.commands.prepare).  Where a line is mistyped, more words are hidden rather than fewer.  ``informational`` commands only answer (HELP, LIST,
+judge.commands.prepare).  Where a line is mistyped, more words are hidden rather than fewer.
+``informational`` commands only answer (HELP, LIST,
 HISTORY …): the same one twice in a mail is answered once, and none is run once the reply is full.
 """
 

@@ -11,7 +11,8 @@ Modes (:func:`draw_mode`)
     ``SET DRAW`` approves a draw of all survivors; :func:`evaluate_dias` passes it when every
     survivor approves.
 ``NODIAS`` (the master's ``SET NODIAS``)
-    ``SET DRAW <list>``; :func:`evaluate_nodias` is the closed form of the Judge's rule (GET DRAWS), cross-checked
+    ``SET DRAW <list>``; :func:`evaluate_nodias` is the closed form of the Judge's rule (GET
+    DRAWS), cross-checked
     by tests against the brute force :func:`approved_draws`.  Voter x approves a non-empty
     draw D iff D ⊆ L(x) ∪ {x}, and x ∈ D when x ∈ L(x) ("insisting").  No vote or ``SET
     NODRAW`` means L(x) = {x}.  The approved draws are exactly the sets D with

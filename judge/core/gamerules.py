@@ -6,7 +6,8 @@ answers three questions for the command layer: what does ``GET RULES`` list
 (:func:`resolve_rules`), and which of them may still change once the game runs
 (:func:`can_change_after_start`, :func:`change_rules_after_start`).
 
-Each rule carries the markers of DPjudge's rule list: ``+X`` (implies X), ``-X`` (removes X), ``!X`` (conflicts
+Each rule carries the markers of DPjudge's rule list: ``+X`` (implies X), ``-X`` (removes X),
+``!X`` (conflicts
 with X) and ``=X`` (implies X unless something removes it).  Resolution never looks at the
 order in which rules were listed: it works on sets and computes least fixed points of monotone
 closures, so any permutation of the same names gives the same answer.

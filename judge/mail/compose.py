@@ -1,7 +1,8 @@
 """Compose every mail the judge writes: Jinja2 templates in, RFC 5322 messages out.
 
-Headers follow the classic Judge (docs/mail-format.md): Message-ID, Date, From, ``Re:``
-subjects (judge.mail.subjects) with In-Reply-To and References for replies, and ``Auto-Submitted`` on everything (``auto-replied`` for replies,
+Headers follow the classic Judge (docs/mail-format.md): Message-ID, Date, From, ``Re:`` subjects
+(judge.mail.subjects) with In-Reply-To and References for replies, and ``Auto-Submitted`` on
+everything (``auto-replied`` for replies,
 ``auto-generated`` for broadcasts) so other robots leave the judge alone.
 
 Every header value and body passes judge.mail.clean on its way out, whatever its source: the

@@ -1,7 +1,8 @@
 """Game mail: turns the service layer's events into mails (template, recipients, subject), and
 queues rendered mails in the caller's transaction.
 
-Subjects and the ``::`` header lines follow the classic Judge (docs/mail-format.md), which mapping tools parse:
+Subjects and the ``::`` header lines follow the classic Judge (docs/mail-format.md), which mapping
+tools parse:
 ``JUDGE:war1901 - S1901M Results``, ``… Late Notice: FR``, ``… Victory: F``,
 ``… Draw Declared: AEF``, ``… Concession: A``.
 """

@@ -21,7 +21,8 @@ def enqueue(session: Session, msg: EmailMessage, *, inbound_id: int | None = Non
     if not recipients:
         raise ValueError("a mail with no recipient cannot be queued")
     now = utcnow()
-    row = OutboxMessage(created_at=now, message_id=str(msg["Message-ID"]), mail_from=str(msg["From"].addresses[0].addr_spec),
+    row = OutboxMessage(created_at=now, message_id=str(msg["Message-ID"]),
+                        mail_from=str(msg["From"].addresses[0].addr_spec),
                         recipients=",".join(recipients), subject=str(msg["Subject"] or ""),
                         raw=msg.as_bytes(policy=SMTP), status="pending", attempts=0,
                         next_attempt_at=now, inbound_id=inbound_id, attachment=attachment)

@@ -28,7 +28,7 @@ from judge.store.models import KnownAddress
 log = logging.getLogger("judge.recipients")
 
 
-def _insert(session: Session):  # type: ignore[no-untyped-def]
+def _insert(session: Session):
     return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
 
 

@@ -111,7 +111,9 @@ class SmtpTransport:
             # smtplib has said RSET: the connection is ready for the next mail, unless the
             # relay is closing it (421), in which case the next NOOP finds out.
             cls = PermanentFailure if 500 <= exc.smtp_code < 600 else TemporaryFailure
-            raise cls(f"{exc.smtp_code} {exc.smtp_error.decode('utf-8', 'replace')}") from exc
+            error = exc.smtp_error
+            text = error.decode("utf-8", "replace") if isinstance(error, bytes) else str(error)
+            raise cls(f"{exc.smtp_code} {text}") from exc
         except (smtplib.SMTPException, OSError, socket.timeout) as exc:
             self._drop()
             raise TemporaryFailure(f"{self.host}:{self.port}: {exc}") from exc

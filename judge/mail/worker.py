@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from judge.clock import utcnow
 from judge.config import Config
 from judge.mail.clean import clean
-from judge.store.db import Store
+from judge.store.db import Store, rows_changed
 from judge.store.leases import owner_id
 from judge.store.models import InboundMessage
 
@@ -84,11 +84,11 @@ def mark_processed(session: Session, inbound_id: int, outcome: str, note: str | 
     """Mark the message ``outcome`` (done, ignored) in the caller's transaction; False when
     it is no longer new (another worker finished it: the caller must roll back)."""
     # Conditional on still being new: with two workers only one commit can win.
-    return bool(session.execute(
+    return bool(rows_changed(session.execute(
         update(InboundMessage)
         .where(InboundMessage.id == inbound_id, InboundMessage.status == "new")
         .values(status=outcome, processed_at=utcnow(), lease_until=None,
-                lease_owner=None, note=clean(note) if note else None)).rowcount)
+                lease_owner=None, note=clean(note) if note else None))))
 
 
 def process_claimed(store: Store, config: Config, inbound_id: int, processor: Processor) -> bool:

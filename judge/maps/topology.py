@@ -168,7 +168,7 @@ def derive(m: Map, polygons: Mapping[str, Sequence[XY]]) -> Derived:
         fleet[sea] = {s for s in borders.neighbours(sea) if s in seas}
     for (code, i), loc in sorted(location_of_run.items()):
         fleet.setdefault(loc, set())
-        for seg, sea in runs_of[code][i]:
+        for _segment, sea in runs_of[code][i]:
             fleet[loc].add(sea)
             fleet[sea].add(loc)
         for other in borders.neighbours(code) & land:

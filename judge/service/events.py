@@ -239,6 +239,6 @@ class SignonFailures(GameEvent):
 
 
 
-Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded | Reminder | LateNotice
-         | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault | SignonFailures
-         | ParameterChanged | GameResumed)
+Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded
+         | Reminder | LateNotice | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault
+         | SignonFailures | ParameterChanged | GameResumed)

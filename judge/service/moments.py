@@ -114,7 +114,7 @@ def parse_moment(text: str, now: datetime, zone: str | None) -> Moment | None:
     return Moment(found.astimezone(tz("UTC")), date_only)
 
 
-def _next(now: datetime, zone, at: time, day: int | None) -> datetime:  # type: ignore[no-untyped-def]
+def _next(now: datetime, zone, at: time, day: int | None) -> datetime:
     """The first moment after ``now`` that is ``at`` o'clock (on weekday ``day``) in ``zone``."""
     local = now.astimezone(zone).date()
     for offset in range(8):

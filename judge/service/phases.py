@@ -27,6 +27,7 @@ from judge.service.orders import order_set, orders_for_adjudication, owed, store
 from judge.service.positions import (dump_position, final_centres, load_position,
                                      parse_position_block)
 from judge.service.results import clear_result, eliminated_between, record_result
+from judge.store.db import rows_changed
 from judge.store.models import Game, PhaseSnapshot, Seat
 
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
@@ -46,7 +47,7 @@ def _late(game: Game, pos: Position, power_seats: list[Seat]) -> list[str]:
     late = [s.power for s in power_seats if s.power and owed(pos, s.power, build_any=build_any)
             and not order_set(pos, s.power, stored_orders(s), build_any=build_any).complete]
     order = list(pos.map.powers)
-    return sorted(late, key=order.index)  # type: ignore[arg-type]
+    return sorted(late, key=order.index)
 
 
 def waiting_powers(session: Session, game: Game, pos: Position | None = None) -> list[str]:
@@ -191,10 +192,10 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str,
     if ended:
         return ended
     # The conditional bump is the guard: whoever saw this phase and version first wins.
-    won = session.execute(update(Game).where(Game.id == game.id, Game.phase == game.phase,
-                                             Game.version == game.version)
-                          .values(version=Game.version + 1)).rowcount
-    if not won:
+    bumped = rows_changed(session.execute(update(Game).where(
+        Game.id == game.id, Game.phase == game.phase, Game.version == game.version)
+        .values(version=Game.version + 1)))
+    if not bumped:
         raise GameError(f"{game.name} has moved on since; nothing was processed.")
     session.refresh(game)
     m = load_map(game.variant)
@@ -211,8 +212,8 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str,
         # seeded by game and phase: a rolled-back phase processed again removes the same
         random_removals_seed=f"{game.id}:{before.phase}"
         if game_rules.has(game, "CIVIL_DISORDER") else None)
-    won = _winners(game, res.position, before)
-    facts = results_facts(m, before, res, won)
+    victors = _winners(game, res.position, before)
+    facts = results_facts(m, before, res, victors)
     variant_before = game.variant_state
     if formal:
         facts.update(formal.facts)
@@ -310,8 +311,8 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
     game.phase, game.position = str(pos.phase), target.position_before
     formal_state.restore(game, target.variant_before)
     saved = json.loads(target.orders)
-    for s in ordering_seats(session, game):
-        s.orders, s.wait = json.dumps(saved.get(s.power, {}), sort_keys=True), False
+    for seat in ordering_seats(session, game):
+        seat.orders, seat.wait = json.dumps(saved.get(seat.power, {}), sort_keys=True), False
     if game.state == "active":
         clock.start_clock(game, now)
     return [notice(session, game, "rolled_back")]

@@ -32,7 +32,7 @@ from judge.store.models import Game
 
 log = logging.getLogger("judge.scheduler")
 
-Deliver = Callable[[Session, list[Event]], None]
+Deliver = Callable[[Session, list[Event]], object]
 
 
 def due_games(session: Session, now: datetime, limit: int = 100) -> list[int]:
@@ -60,7 +60,7 @@ def tick_game(session: Session, game_id: int, now: datetime) -> list[Event]:
         if game.clock_stage == clock.BEFORE_REMINDER:
             late = waiting_powers(session, game)
             if now < deadline and late:
-                events.append(Reminder(**base, to=_addresses(session, game, late),  # type: ignore[arg-type]
+                events.append(Reminder(**base, to=_addresses(session, game, late),
                                        phase=game.phase, deadline=deadline, powers=tuple(late)))
             game.clock_stage = clock.REMINDED
         elif game.clock_stage == clock.REMINDED:
@@ -73,7 +73,7 @@ def tick_game(session: Session, game_id: int, now: datetime) -> list[Event]:
                 events += _grace_over(session, game, now, since=grace_end)
                 continue
             masters = [s.address for s in seats(session, game, "master")]
-            events.append(LateNotice(**base, to=tuple(dict.fromkeys(  # type: ignore[arg-type]
+            events.append(LateNotice(**base, to=tuple(dict.fromkeys(
                 _addresses(session, game, late) + tuple(masters))), phase=game.phase,
                 deadline=deadline, grace_until=grace_end, powers=tuple(late),
                 awaited=tuple(overdue_powers(session, game))))

@@ -9,9 +9,9 @@ of :meth:`Store.reading`, which only read and so take no write lock at all.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator, cast
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -32,7 +32,7 @@ def make_engine(url: str) -> Engine:
 
 def _tune_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+    def _on_connect(dbapi_connection, _record):
         # Take transaction control away from the sqlite3 module so we can say BEGIN IMMEDIATE.
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
@@ -44,9 +44,14 @@ def _tune_sqlite(engine: Engine) -> None:
         cur.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn):  # type: ignore[no-untyped-def]
+    def _on_begin(conn):
         reading = conn.get_execution_options().get(READ_ONLY, False)
         conn.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE touched (its result is a cursor result)."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 class Store:

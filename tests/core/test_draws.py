@@ -28,7 +28,7 @@ def members(letters: str) -> tuple[str, ...]:
     return tuple(sorted(powers(letters)))
 
 
-# ------------------------------------------------------------- the five worked examples of the Judge's draw rules
+# ------------------------------------------------- the five worked examples of the Judge's draw rules
 
 NODRAW = None
 SEED_EXAMPLES = [

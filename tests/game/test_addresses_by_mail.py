@@ -14,7 +14,7 @@ from email import policy
 from sqlalchemy import select
 
 from conftest import body_of
-from gamekit import Judge, judge_in_process  # noqa: F401
+from gamekit import Judge
 from judge.store.models import OutboxMessage
 
 MASTER = "gm@example.org"

@@ -46,7 +46,7 @@ def test_quotes_between_commands_and_a_quote_alone(judge_in_process: Judge) -> N
 
 @pytest.mark.parametrize("text, lines, quoted", [
     # the wrapped attribution (two lines) is skipped whole
-    (f"On Mon, 23 Nov 2026 at 10:00, JUDGE <\njudge@example.org> wrote:\n> x\nLIST",
+    ("On Mon, 23 Nov 2026 at 10:00, JUDGE <\njudge@example.org> wrote:\n> x\nLIST",
      ["LIST"], 1),
     # top-posting: the commands, then the quote; nothing after it
     (f"LIST\n\n{ATTRIBUTION}\n> x\n> y\n", ["LIST"], 2),

@@ -1,7 +1,8 @@
 """The seed "Draws" replayed by SMTP against a running ``judge serve``: the master sets up a
 board where Austria, England and France are the only survivors (POSITION), makes the game
 NoDIAS, and the three vote the seed's five examples (Austria, England, then France, so that
-each result is reached on the last vote).  Each passed draw or concession is announced to everyone -- players, the observer
+each result is reached on the last vote).  Each passed draw or concession is announced to everyone
+-- players, the observer
 and the master -- under the Judge's subject, with the members named in the body; the master
 RESUMEs the game between examples, which also clears the votes."""
 

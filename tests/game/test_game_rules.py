@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from gamekit import (POWERS, Judge, force_due, player, signon, 
+from gamekit import (POWERS, Judge, force_due, player, signon,
                      start_full_game)
 from judge.clock import utcnow
 from judge.store.models import Game, Seat

@@ -9,7 +9,7 @@ be added without a case here."""
 
 from __future__ import annotations
 
-from gamekit import Judge, judge_in_process, player  # noqa: F401
+from gamekit import Judge, player
 from judge.commands import execute  # noqa: F401  (registers every command)
 from judge.commands.parse import MASK, parse_lines
 from judge.commands.registry import all_commands

@@ -1,5 +1,6 @@
 """Tournaments through the real pipeline and store (no SMTP): CREATE … TOURNAMENT, adding
-games only with the tournament's password, STANDINGS and its refusals, and how a game result record becomes a scored result
+games only with the tournament's password, STANDINGS and its refusals, and how a game result record
+becomes a scored result
 (players by address, elimination years, powers the master's POSITION removed)."""
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
+from judge.commands.identity import Identity
 from sqlalchemy import select
 
 from judge.commands.parse import Command, trailing_option
@@ -86,12 +87,12 @@ def list_command(ctx: Context, cmd: Command) -> None:
     ctx.answer(cmd.line_no, cmd.text, ctx.render("list.txt", games=games, **ctx.template_vars()))
 
 
-def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
+def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
     """What LIST <game> shows; the master also sees who has ordered, and the addresses
     (everyone does where the master made them public: judge.service.disclosure)."""
     from judge.service.orders import order_set, owed, stored_orders
     from judge.service.phases import board_units, overdue_powers, position_of
-    is_master = bool(identity is not None and getattr(identity, "role") & Role.MASTER)
+    is_master = bool(identity is not None and identity.role & Role.MASTER)
     shown = addresses_shown(game, master=is_master)
     pos = position_of(game)
     counts = pos.center_counts()
@@ -117,8 +118,8 @@ def describe_game(ctx: Context, game: Game, identity: object | None) -> dict:
     open_seats = [p.capitalize() for p in pos.map.powers
                   if p not in players and p not in dummies and p in alive]
     mine_orders = None
-    if identity is not None and getattr(identity, "power", None) in players:
-        power = identity.power  # type: ignore[attr-defined]
+    if identity is not None and identity.power is not None and identity.power in players:
+        power = identity.power
         mine_orders = order_set(pos, power, stored_orders(players[power]), build_any=build_any)
     formal = list_facts(game)
     draws = draw_facts(ctx, game, identity, is_master)

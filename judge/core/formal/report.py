@@ -52,7 +52,7 @@ def unit_lines(m: Map, before: Position, result: FormalResult) -> list[str]:
     for r in result.results:
         key = (r.power, r.unit.province) if r.unit is not None else None
         if key in worded and r.order is None:
-            out.append(worded[key])  # type: ignore[index]
+            out.append(worded[key])
         else:
             out.append(r.judge_text(m, _target(before, r.order)))
     return out
