@@ -11,7 +11,7 @@ from datetime import timezone
 
 from sqlalchemy import select
 
-from gamekit import Judge, judge_in_process, signon, start_full_game  # noqa: F401
+from gamekit import Judge, signon, start_full_game
 from judge.mail.game_mail import judge_date
 from judge.mail.times import written
 from judge.store.models import Game, PhaseSnapshot
