@@ -179,7 +179,7 @@ def process_when_ready(ctx: Context, game_id: int) -> None:
         return
     if events:
         ctx.note(f"{game.name}: all orders are in.",
-                 f"{played} has been processed; the results are mailed to everyone.")
+                 ctx.render("game/processed.txt", played=played, game=game))
         ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
 
 

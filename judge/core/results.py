@@ -65,14 +65,20 @@ class OrderResult(msgspec.Struct, frozen=True, gc=False):
         """The single code of the JSON contract: ``dislodged`` wins over the rest."""
         return DISLODGED if self.dislodged else self.result
 
+    def marks(self) -> list[str]:
+        """The codes the results line marks the order with (``bounce``, ``dislodged``…); none
+        for an order that simply worked, or for a unit disbanded as ordered."""
+        if self.result == DISBAND and isinstance(self.order, Disband):
+            return []
+        codes = [c for c in (self.result,) if c in _MARKS]
+        if self.dislodged and DISLODGED not in codes:
+            codes.append(DISLODGED)
+        return codes
+
     def judge_text(self, m: Map, target: Unit | None = None) -> str:
         """``Austria: Army Vienna -> Galicia.  (*bounce*)`` — the classic results line."""
         body = describe(m, self.power, self.unit, self.order, self.text, target)
-        marks = [_MARKS[c] for c in (self.result,) if c in _MARKS]
-        if self.dislodged and DISLODGED not in marks:
-            marks.append("dislodged")
-        if self.result == DISBAND and isinstance(self.order, Disband):
-            marks = []
+        marks = [_MARKS[c] for c in self.marks()]
         tail = f"  (*{', '.join(marks)}*)" if marks else ""
         return f"{self.power.capitalize()}: {body}{tail}"
 

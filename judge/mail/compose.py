@@ -1,8 +1,8 @@
 """Compose every mail the judge writes: Jinja2 templates in, RFC 5322 messages out.
 
 Headers follow the classic Judge (docs/mail-format.md): Message-ID, Date, From, ``Re:`` subjects
-with In-Reply-To and
-References for replies, and ``Auto-Submitted`` on everything (``auto-replied`` for replies,
+(judge.mail.subjects) with In-Reply-To and References for replies, and ``Auto-Submitted`` on
+everything (``auto-replied`` for replies,
 ``auto-generated`` for broadcasts) so other robots leave the judge alone.
 
 Every header value and body passes judge.mail.clean on its way out, whatever its source: the
@@ -30,6 +30,7 @@ from judge import __version__
 from judge.config import Config
 from judge.mail import times
 from judge.mail.clean import clean, clean_line
+from judge.mail.subjects import reply_subject
 from judge.resources import templates_dir
 
 
@@ -151,10 +152,11 @@ class Composer:
         return msg
 
     def reply(self, *, to: Iterable[str], original_subject: str, original_id: str | None,
-              references: Iterable[str], body: str, now: datetime) -> EmailMessage:
-        subject = original_subject.strip() or "your mail"
-        if not subject.lower().startswith("re:"):
-            subject = f"Re: {subject}"
+              references: Iterable[str], body: str, now: datetime, game: str | None = None,
+              phase: str | None = None, error: bool = False) -> EmailMessage:
+        """A reply; its subject names ``game`` and ``phase`` when the mail signed on to one,
+        with the error flag when a line was refused (judge.mail.subjects)."""
+        subject = reply_subject(self.config.judge.name, original_subject, game, phase, error)
         msg = self._base(to, subject, body, now, "auto-replied")
         if original_id and threadable(original_id):
             msg["In-Reply-To"] = original_id

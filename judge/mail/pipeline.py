@@ -35,7 +35,7 @@ from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
 from judge.mail.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
-from judge.mail.game_mail import outgoing_for, queue_outgoing
+from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing, signed_on_game
 from judge.mail.outbox import enqueue
 from judge.mail.pictures import attachment_text
 from judge.mail.reading import ReadMail, read_message
@@ -304,21 +304,23 @@ class Pipeline:
     def _reply(self, ctx: Context, session: Session, run: Run) -> None:
         mail = run.mail
         assert mail is not None
+        game = signed_on_game(ctx)
         to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld)
         for recipient in to:
             # the sender reads every answer; a role's registered address, those given as it
             answers = ctx.answers if recipient == mail.sender else ctx.answers_for(recipient)
             whole = len(answers) == len(ctx.answers)
+            refused = any(not a.ok for a in answers if not a.note)
             # MAP pictures are drawn when the reply is sent (judge.mail.pictures)
-            self._enqueue_reply(session, run, [recipient], self._reply_body(run, answers),
+            self._enqueue_reply(session, run, [recipient], self._reply_body(run, answers, game),
                                 attachment_text(ctx.pictures) if ctx.pictures and whole
-                                else None)
+                                else None, game=game, error=refused)
 
-    def _reply_body(self, run: Run, answers: list[Answer]) -> str:
+    def _reply_body(self, run: Run, answers: list[Answer], game: dict[str, Any] | None) -> str:
         mail = run.mail
         assert mail is not None
         body = self.composer.render("reply.txt", answers=answers, problems=mail.problems,
-                                    quoted=mail.quoted,
+                                    game=game, judge_date=judge_date, quoted=mail.quoted,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:
@@ -329,7 +331,8 @@ class Pipeline:
         return body
 
     def _enqueue_reply(self, session: Session, run: Run, to: list[str], body: str,
-                       attachment: str | None = None) -> None:
+                       attachment: str | None = None, game: dict[str, Any] | None = None,
+                       error: bool = False) -> None:
         mail = run.mail
         assert mail is not None
         # One copy each, as for every other mail: the sender and a role's registered address
@@ -338,7 +341,9 @@ class Pipeline:
         for recipient in to:
             reply = self.composer.reply(to=[recipient], original_subject=mail.subject,
                                         original_id=mail.message_id,
-                                        references=mail.references, body=body, now=run.now)
+                                        references=mail.references, body=body, now=run.now,
+                                        game=game["name"] if game else None,
+                                        phase=game["phase"] if game else None, error=error)
             enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
 
     # ------------------------------------------------------------------ mail set aside

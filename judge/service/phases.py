@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from judge.core import Convoy, Map, PhaseResult, Position, Support, adjudicate, load_map
+from judge.core.results import describe
 from judge.core.victory import winners, year_end_winners
 from judge.maps.document import results_by_power
 from judge.service import clock, draws, formal_games, formal_state, game_rules
@@ -110,18 +111,36 @@ def _target_unit(pos: Position, order: Any) -> Any:
 
 def results_facts(m: Map, before: Position, res: PhaseResult,
                   won: tuple[str, ...] = ()) -> dict[str, Any]:
-    """What the results mail says, as plain JSON-able values (also kept in the snapshot)."""
-    lines = [r.judge_text(m, _target_unit(before, r.order)) for r in res.results]
-    dislodged = []
-    for d in res.dislodged:
-        where = " or ".join(m.location_text(x) for x in d.retreats)
-        owner = m.powers[d.unit.power].adjective
-        dislodged.append(f"The {owner} {d.unit.text(m)} "
-                         + (f"can retreat to {where}." if where else "has no retreat: it is"
-                            " destroyed."))
+    """What the results mail says, as plain JSON-able values (also kept in the snapshot): data
+    only, worded by templates/game/results.txt (and HISTORY) as the classic Judge words it.
+
+    ``lines``: [power, the order described, [marks]] per order, in power order; the marks are
+    the result codes (judge.core.results) plus ``default`` for an order the judge filled in, or
+    ``civil_disorder`` when the power sent no orders at all (``civil_disorder`` lists those).
+    ``retreats``: [adjective, kind, location, [retreat locations]] per dislodged unit.
+    ``units``: [power, kind, location, dislodged] for every unit on the board after the phase.
+    """
+    rank = {p: i for i, p in enumerate(m.powers)}
+    ordered = sorted(res.results, key=lambda r: rank.get(r.power, len(rank)))
+    by_power: dict[str, list[bool]] = {}
+    for r in ordered:
+        by_power.setdefault(r.power, []).append(r.default)
+    idle = [p for p, defaults in by_power.items() if all(defaults)]
+    lines = []
+    for r in ordered:
+        marks = r.marks()
+        if r.default:
+            marks.append("civil_disorder" if r.power in idle else "default")
+        lines.append([r.power.capitalize(),
+                      describe(m, r.power, r.unit, r.order, r.text,
+                               _target_unit(before, r.order)), marks])
+    retreats = [[m.powers[d.unit.power].adjective, d.unit.kind,
+                 m.location_text(d.unit.location), [m.location_text(x) for x in d.retreats]]
+                for d in res.dislodged]
     nxt = res.position
     facts: dict[str, Any] = {"phase": str(res.phase), "title": phase_title(str(res.phase)),
-                             "orders": lines, "dislodged": dislodged,
+                             "lines": lines, "civil_disorder": [p.capitalize() for p in idle],
+                             "retreats": retreats, "units": board_units(nxt),
                              "next_phase": str(nxt.phase), "centers": [], "adjustments": []}
     # Ownership changes after the Fall; show it then and after the adjustments.
     if nxt.phase.type == "A" or res.phase.type == "A" or nxt.phase.year != res.phase.year:
@@ -141,6 +160,17 @@ def results_facts(m: Map, before: Position, res: PhaseResult,
     # recorded as the phase is processed: the game result reads them from the snapshots
     facts["eliminated"] = eliminated_between(before, nxt)
     return facts
+
+
+def board_units(pos: Position) -> list[list[Any]]:
+    """[power, kind, location (with its coast), dislodged] for every unit of ``pos``, in map
+    power order then province order; a dislodged unit awaiting its retreat is listed too."""
+    m = pos.map
+    rank = {p: i for i, p in enumerate(m.powers)}
+    found = [(u, False) for u in pos.units] + [(d.unit, True) for d in pos.dislodged]
+    found.sort(key=lambda e: (rank.get(e[0].power, len(rank)), e[0].province, e[1]))
+    return [[u.power.capitalize(), u.kind, m.location_text(u.location), dislodged]
+            for u, dislodged in found]
 
 
 def _active_snapshots(session: Session, game: Game) -> list[PhaseSnapshot]:
@@ -194,6 +224,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str,
     seq = (session.scalar(select(func.max(PhaseSnapshot.seq))
                           .where(PhaseSnapshot.game_id == game.id)) or 0) + 1
     after = res.position
+    facts["number"] = seq  # the classic "(game.001)": results mails in the game's timeline
     session.add(PhaseSnapshot(game_id=game.id, seq=seq, phase=game.phase,
                               position_before=game.position,
                               orders=json.dumps({s.power: stored_orders(s) for s in players

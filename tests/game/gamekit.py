@@ -29,6 +29,8 @@ class Sent:
     to: list[str]
     subject: str
     body: str
+    # a reply to the mail sent (Auto-Submitted: auto-replied), whatever its subject says
+    reply: bool = False
 
 
 @dataclass
@@ -55,8 +57,8 @@ class Judge:
         store_arrivals(self.store, [Arrival(JUDGE_ADDRESS, sender, raw, message_id_of(raw))])
         process_pending(self.store, self.config, Pipeline(self.config))
         out = self.new()
-        self.last_broadcasts = [m for m in out if not m.subject.startswith("Re:")]
-        return [m for m in out if m.subject.startswith("Re:")]
+        self.last_broadcasts = [m for m in out if not m.reply]
+        return [m for m in out if m.reply]
 
     def outbox(self, after: int = 0) -> list[Sent]:
         """The queued mails (those with a row id above ``after``), oldest first."""
@@ -67,14 +69,16 @@ class Judge:
             for r in rows:
                 msg = email.message_from_bytes(r.raw, policy=policy.default)
                 sent = Sent(r.recipients.split(","), str(msg["Subject"]),
-                            body_of(msg).replace("\r\n", "\n"))
+                            body_of(msg).replace("\r\n", "\n"),
+                            reply=msg["Auto-Submitted"] == "auto-replied")
                 # Every mail, replies too, is a copy for one reader: nobody's copy names
                 # another address.
                 assert len(sent.to) == 1 and str(msg["To"]) == sent.to[0], (msg["To"], sent.to)
                 # A broadcast (or a reply) is queued as one copy per recipient, one after
                 # another: read the run of identical copies as one mail to all of them.
                 last = out[-1] if out else None
-                if last and (last.subject, last.body) == (sent.subject, sent.body):
+                if last and (last.reply, last.subject, last.body) == (
+                        sent.reply, sent.subject, sent.body):
                     last.to.extend(sent.to)
                 else:
                     out.append(sent)

@@ -118,7 +118,7 @@ def test_unusable_addresses_are_refused_and_never_freeze_a_game(
     # others still get their mail, by PROCESS and by the deadline
     judge.sql("UPDATE seats SET address = 'a@b@c@d' WHERE address = :a", a=p1)
     reply = exchange(judge, GM, "SIGNON Mg mpw\nPROCESS")
-    assert "Processed; g is now at F1901M." in reply
+    assert "S1901M has been processed; g is now at F1901M." in reply
     results = [r for r, m in outbox_of(judge, reply_id(judge, "PROCESS"))
                if "Results" in str(m["Subject"])]
     assert sorted(results) == sorted([GM, p2])

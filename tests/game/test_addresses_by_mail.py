@@ -62,7 +62,7 @@ def test_a_whole_game_shows_no_address_but_to_the_master(judge_in_process: Judge
     forming_game(j)
     # while forming: LIST names the players joined only to the master
     for who in (FRANCE, STRANGER):
-        assert "Players joined: 3 of 7\nRules:" in ok(j, who, "LIST g")
+        assert "Players joined: 3 of 7\nOpen seats: 4.\n\nRules:" in ok(j, who, "LIST g")
     master_list = ok(j, MASTER, f"{M}\nLIST g")
     assert f"Players joined: 3 of 7\n  {FRANCE}\n  {GERMANY}\n  {ENGLAND}\n" in master_list
     assert "Addresses: private: only the master sees them." in master_list

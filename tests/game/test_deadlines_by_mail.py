@@ -301,7 +301,8 @@ def test_every_time_written_to_a_player_is_in_the_zone_they_chose(judge_in_proce
     mail(tokyo, "SIGNON Fg pw0\n" + "\n".join(ALL_HOLD["FRANCE"]))
     (results,) = [m for m in j.last_broadcasts if m.subject.endswith("Results")
                   and tokyo in m.to]
-    assert f"deadline of\n{written(deadline(j), 'Asia/Tokyo')}" in results.body
+    assert (f"The deadline for orders will be {written(deadline(j), 'Asia/Tokyo')}.\n"
+            in results.body)
     # the header of the same mail keeps the machine form in UTC
     assert f":: Deadline: F1901M {judge_date(deadline(j))}" in results.body
     assert got == {"Parameter Change", "Paused", "Resumed", "Reminder", "Late Notice",

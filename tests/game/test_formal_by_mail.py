@@ -34,7 +34,7 @@ def master(j: Judge, *lines: str) -> str:
 def process(j: Judge) -> str:
     """The master processes the phase; returns the results mail everybody got."""
     reply = master(j, "PROCESS")
-    assert "Processed;" in reply, reply
+    assert "has been processed;" in reply, reply
     (results,) = [m for m in j.last_broadcasts if m.subject.endswith(" Results")]
     return results.body
 
@@ -310,7 +310,7 @@ def test_a_retreat_into_a_power_one_is_not_at_war_with_is_void(judge_in_process:
     send(j, a, "FRANCE", "DWO Germany", "A Pic-Bel", "A Bur S A Pic-Bel")
     results = process(j)
     assert "Germany: Army Belgium HOLD.  (*dislodged*)" in results
-    assert "The German Army Belgium can retreat to Holland or Ruhr." in results
+    assert "The German Army in Belgium can retreat to Holland or Ruhr." in results
     reply = send(j, a, "GERMANY", "DWO England", "A Bel-Hol")
     assert ("Error: DWO, SUR, SOI and Undo SOI are given in movement phases, and this is a "
             "retreat phase.") in reply
@@ -363,10 +363,10 @@ def test_the_game_ends_after_its_last_fall_with_one_winner(judge_in_process: Jud
     a = formal_game(j, turns=1)
     send(j, a, "FRANCE", "F Bre-Mao")
     results = process(j)
-    assert "The next phase of war1901 will be F1901M" in results
+    assert "The next phase of 'war1901' will be Movement for Fall of 1901." in results
     send(j, a, "FRANCE", "F Mao-Por")
     reply = master(j, "PROCESS")
-    assert "Processed; war1901 is now at W1901A." in reply
+    assert "F1901M has been processed; war1901 is over." in reply
     subjects = sorted(m.subject for m in j.last_broadcasts)
     assert subjects == ["JUDGE:war1901 - F1901M Results", "JUDGE:war1901 - F1901M Victory: F"]
     results, ended = sorted(j.last_broadcasts, key=lambda m: m.subject)

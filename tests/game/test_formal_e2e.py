@@ -37,7 +37,7 @@ def test_a_formal_game_by_mail(judge: RunningJudge) -> None:
 
     def process(phase: str) -> str:
         reply = exchange(judge, MASTER, f"SIGNON M{G} mpw\nPROCESS")
-        assert "Processed;" in reply, reply
+        assert "has been processed;" in reply, reply
         return results(phase)
 
     # ---- Spring 1901: openings, and an Italian move on Austria without a war

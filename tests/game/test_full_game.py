@@ -36,7 +36,7 @@ def test_a_full_game_by_mail(judge: RunningJudge) -> None:
     def process(phase: str) -> str:
         reply = exchange(judge, MASTER, f"SIGNON M{G} mpw\nPROCESS")
         assert f"Signed on as the master of {G} ({phase}, deadline" in reply, reply
-        assert "Processed;" in reply, reply
+        assert "has been processed;" in reply, reply
         return results(phase)
 
     def results(phase: str) -> str:
@@ -68,7 +68,7 @@ def test_a_full_game_by_mail(judge: RunningJudge) -> None:
     orders("GERMANY", "A Mun H")
     r = process("F1901M")
     assert "Germany: Army Munich HOLD.  (*dislodged*)" in r
-    assert "The German Army Munich can retreat to" in r and "Ruhr" in r
+    assert "The German Army in Munich can retreat to" in r and "Ruhr" in r
     assert ":: Deadline: F1901R " in r
 
     # ---- Fall 1901 retreats, with a wrong-phase order; the only retreat completes the phase

@@ -22,9 +22,9 @@ def test_the_you_are_mail_names_units_home_centres_and_deadline(judge_in_process
     assert mail.to == [assigned["AUSTRIA"]]
     assert AUSTRIA_START in mail.body
     assert "Centres you own" not in mail.body  # the same as the home centres
-    # the deadline as the header gives it (Thu Nov 26 2026 03:15 +0000), written out
+    # the deadline as the header gives it (Thu Nov 26 2026 03:15:00 +0000), written out
     header = mail.body.split(":: Deadline: S1901M ")[1].split("\n")[0]
-    when = datetime.strptime(header, "%a %b %d %Y %H:%M %z")
+    when = datetime.strptime(header, "%a %b %d %Y %H:%M:%S %z")
     assert f"\nDeadline for S1901M: {when:%A} {when.day} {when:%B %Y, %H:%M} UTC\n" in mail.body
     (russia,) = [m for m in j.last_broadcasts if m.subject.endswith("You are Russia")]
     assert ("Your units:\n  Army Moscow\n  Fleet Sevastopol\n  Fleet St Petersburg (south coast)\n"
@@ -67,7 +67,7 @@ def test_the_victory_mail_gives_the_final_centre_counts(judge_in_process: Judge)
     j = judge_in_process
     start_full_game(j)
     reply = j.mail(MASTER, f"{M}\nPAUSE\nPOSITION F1905M\n{SOLO}ENDPOSITION\nRESUME\nPROCESS")
-    assert "Processed;" in reply.body, reply.body
+    assert "has been processed;" in reply.body, reply.body
     (mail,) = {m.body for m in j.last_broadcasts if "Victory" in m.subject}
     assert "Austria has won a solo victory" in mail
     assert ("Supply centres at the end:\n  Austria    18\n  England     0\n  France      0\n"

@@ -104,7 +104,7 @@ def test_the_master_may_process_a_waiting_game_with_defaults(judge_in_process: J
     past_grace(j)
     assert game_row(j).clock_stage == clock.WAITING
     reply = j.mail(MASTER, f"{M}\nPROCESS").body
-    assert "Processed; g is now at F1901M." in reply
+    assert "S1901M has been processed; g is now at F1901M." in reply
     results = [m for m in j.last_broadcasts if m.subject.endswith("Results")][0]
     assert "France: Army Paris HOLD." in results.body
     # the new phase has its own clock again

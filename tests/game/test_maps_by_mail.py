@@ -53,7 +53,7 @@ def test_results_carry_the_map_and_set_map_off_is_respected(judge_in_process: Ju
     assert "SET MAP needs a SIGNON first" in reply.body
     j.mail(assigned["GERMANY"], f"{signon(j, 'GERMANY')}\nA Mun-Bur")
     reply = j.mail(MASTER, "SIGNON Mwar1901 mpw\nPROCESS")
-    assert "Processed" in reply.body
+    assert "has been processed;" in reply.body
 
     rows = _rows(j, "JUDGE:war1901 - S1901M Results")
     assert len(rows) == 8
@@ -108,7 +108,7 @@ def test_map_by_mail(judge_in_process: Judge, tmp_path: Path) -> None:
     assert "F1903M has not been played in war1901 (played: S1901M)." in reply.body
     assert 'no game named "nowhere"' in reply.body
     assert '"X1901" is not a phase' in reply.body
-    row = next(r for r in reversed(_rows(j, "Re: orders")) if r.recipients ==
+    row = next(r for r in reversed(_rows(j, "[Error Flag] Re: orders")) if r.recipients ==
                "stranger@example.org")
     docs = [item["document"] for item in json.loads(row.attachment or "")["maps"]]
     assert [d["phase"] for d in docs] == ["F1901M", "S1901M"]
@@ -117,12 +117,12 @@ def test_map_by_mail(judge_in_process: Judge, tmp_path: Path) -> None:
     # the master sees the orders received so far; a player only the power's own
     reply = j.mail(MASTER, "SIGNON Mwar1901 mpw\nMAP war1901")
     assert "with the orders received so far" in reply.body
-    row = _rows(j, "Re: orders")[-1]
+    row = _rows(j, "Re: JUDGE:war1901 - F1901M orders")[-1]
     doc = json.loads(row.attachment or "")["maps"][0]["document"]
     assert doc["orders"] == {"ITALY": ["A VEN - TYR"]}
     assert doc["note"] == "orders received so far"
     j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE')}\nA Bur-Mun\nMAP war1901")
-    row = _rows(j, "Re: orders")[-1]
+    row = _rows(j, "Re: JUDGE:war1901 - F1901M orders")[-1]
     doc = json.loads(row.attachment or "")["maps"][0]["document"]
     assert doc["orders"] == {"FRANCE": ["A BUR - MUN"]}
 
@@ -162,7 +162,7 @@ def test_a_formal_game_s_results_picture_shows_wars_and_spheres(judge_in_process
     j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE', 'f1')}\nDWO Germany\nF Bre SOI MAO\n"
            "A Par-Bur")
     reply = j.mail(MASTER, "SIGNON Mf1 mpw\nPROCESS")
-    assert "Processed" in reply.body
+    assert "has been processed;" in reply.body
     row = next(r for r in _rows(j, "JUDGE:f1 - S1901M Results") if r.attachment)
     doc = json.loads(row.attachment or "")["maps"][0]["document"]
     assert doc["formal"]["wars"] == [["FRANCE", "GERMANY"]]

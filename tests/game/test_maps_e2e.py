@@ -34,7 +34,7 @@ def test_results_and_map_by_smtp(judge: RunningJudge) -> None:
     reply = exchange(judge, quiet, f"SIGNON F{G} {pw[quiet]}\nSET MAP OFF\nA Par-Bur")
     assert "come without the map" in reply
     exchange(judge, who["GERMANY"], f"SIGNON G{G} {pw[who['GERMANY']]}\nA Mun-Bur")
-    assert "Processed" in exchange(judge, MASTER, f"SIGNON M{G} mpw\nPROCESS")
+    assert "has been processed;" in exchange(judge, MASTER, f"SIGNON M{G} mpw\nPROCESS")
 
     copies = wait_audience(judge, f"JUDGE:{G} - S1901M Results", [MASTER, *players])
     for msg in copies:

@@ -44,7 +44,7 @@ def stored(j: Judge) -> dict[str, str]:
 
 
 def process(j: Judge) -> str:
-    assert "Processed;" in j.mail(MASTER, f"{M}\nPROCESS").body
+    assert "has been processed;" in j.mail(MASTER, f"{M}\nPROCESS").body
     (results,) = [m for m in j.last_broadcasts if m.subject.endswith("Results")]
     return results.body
 

@@ -15,7 +15,7 @@ def summary(body: str, power: str, phase: str) -> str:
 
 def process(j: Judge, phase: str) -> None:
     reply = j.mail(MASTER, "SIGNON Mwar1901 mpw\nPROCESS")
-    assert "Processed;" in reply.body, reply.body
+    assert "has been processed;" in reply.body, reply.body
     assert any(m.subject == f"JUDGE:war1901 - {phase} Results" for m in j.last_broadcasts)
 
 

@@ -73,7 +73,7 @@ def play(j: Judge, name: str, seed: int, years: int) -> int:
         game, _ = current(j, name)
         if game.phase == str(pos.phase) and game.state == "active":
             reply = j.mail("master@example.org", f"SIGNON M{name} mpw\nPROCESS")
-            assert "Processed" in reply.body, reply.body
+            assert "has been processed;" in reply.body, reply.body
         phases += 1
         # what the judge stored is what the adjudicator makes of the stored orders
         snap = last_snapshot(j, name)

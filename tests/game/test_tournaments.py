@@ -94,7 +94,7 @@ def test_a_draw_becomes_a_scored_result_with_elimination_years(judge_in_process:
     assert "running again" in reply.body, reply.body
     j.mail(assigned["AUSTRIA"], f"{signon(j, 'AUSTRIA')}\nA Tri-Ven")
     for _ in range(2):  # F1904M, then W1904A (unordered builds are waived)
-        assert "Processed" in j.mail(MASTER, f"{M}\nPROCESS").body
+        assert "has been processed;" in j.mail(MASTER, f"{M}\nPROCESS").body
     done, open_games = results(j)
     assert done == [] and open_games == ["war1901"]
     for power in ("AUSTRIA", "ENGLAND", "FRANCE"):

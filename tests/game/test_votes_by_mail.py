@@ -62,7 +62,7 @@ def test_votes_expire_when_the_phase_is_processed(judge_in_process: Judge) -> No
     send(j, a, "ENGLAND", "SET DRAW")
     assert len(votes(j)) == 2
     reply = j.mail(MASTER, f"{M}\nPROCESS")
-    assert "Processed; war1901 is now at F1905M." in reply.body
+    assert "S1905M has been processed; war1901 is now at F1905M." in reply.body
     assert votes(j) == []
     reply = send(j, a, "FRANCE", "SET DRAW")
     assert "The vote lasts until F1905M is processed." in reply
@@ -192,7 +192,8 @@ def test_votes_are_secret(judge_in_process: Judge) -> None:
     send(j, a, "AUSTRIA", "SET DRAW")
     send(j, a, "ENGLAND", "SET CONCEDE France")
     reply = send(j, a, "ENGLAND", "LIST")
-    assert "England: SET CONCEDE France" in reply and "Austria:" not in reply
+    # the votes show England's own only (the board lists every power's units)
+    assert "England: SET CONCEDE France" in reply and "Austria: SET" not in reply
     reply = send(j, a, "FRANCE", "LIST")
     assert "No draw vote for S1905M." in reply and "SET DRAW" not in reply
     reply = j.mail(MASTER, f"{M}\nLIST")

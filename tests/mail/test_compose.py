@@ -58,14 +58,33 @@ def test_each_mail_gets_its_own_message_id(composer: Composer) -> None:
 
 @pytest.mark.parametrize("original,expected", [
     ("Re: my orders", "Re: my orders"),
-    ("RE: my orders", "RE: my orders"),
-    ("re:my orders", "re:my orders"),
+    ("RE: my orders", "Re: my orders"),
+    ("re:my orders", "Re: my orders"),
+    ("Re: Re[2]: my orders", "Re: my orders"),
     ("  my orders  ", "Re: my orders"),
     ("", "Re: your mail"),
     ("Regarding Paris", "Re: Regarding Paris"),
+    ("[Error Flag] Re: my orders", "Re: my orders"),
 ])
 def test_reply_subject_is_re_once(composer: Composer, original: str, expected: str) -> None:
     assert make_reply(composer, subject=original)["Subject"] == expected
+
+
+@pytest.mark.parametrize("original,error,expected", [
+    ("my orders", False, "Re: XJUDGE:g1 - F1901M my orders"),
+    ("Re: XJUDGE:g1 - S1901M my orders", False, "Re: XJUDGE:g1 - F1901M my orders"),
+    ("[Error Flag] Re: XJUDGE:g1 - S1901M my orders", True,
+     "[Error Flag] Re: XJUDGE:g1 - F1901M my orders"),
+    ("Re: XJUDGE:g1 - S1901M Re: XJUDGE:g1 - S1901M my orders", False,
+     "Re: XJUDGE:g1 - F1901M my orders"),
+    ("Re: XJUDGE:other - W1903A", False, "Re: XJUDGE:g1 - F1901M"),
+    # another judge's prefix is the sender's own words
+    ("Re: USEF:g1 - S1901M x", False, "Re: XJUDGE:g1 - F1901M USEF:g1 - S1901M x"),
+])
+def test_a_signed_on_reply_names_game_and_phase_once(composer: Composer, original: str,
+                                                     error: bool, expected: str) -> None:
+    msg = make_reply(composer, subject=original, game="g1", phase="F1901M", error=error)
+    assert msg["Subject"] == expected
 
 
 def test_reply_references_do_not_repeat_the_original(composer: Composer) -> None:

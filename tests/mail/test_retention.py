@@ -56,7 +56,9 @@ def test_raw_mail_is_deleted_after_the_retention_time_but_not_mail_set_aside(jud
     [(status, sender, message_id)] = judge.sql(
         "SELECT status, envelope_sender, message_id FROM inbound WHERE id = 2")
     assert status == "done" and sender == "germany@example.org" and message_id
-    assert judge.sql("SELECT status, subject FROM outbox WHERE id = 2") == [("sent", "Re: test")]
+    # SIGNON to a game that does not exist is refused: the subject is flagged
+    assert judge.sql("SELECT status, subject FROM outbox WHERE id = 2") == [
+        ("sent", "[Error Flag] Re: test")]
     assert "deleted the raw text of 1 received and 1 sent mail(s)" in judge.log()
 
 

@@ -92,7 +92,7 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
     """What LIST <game> shows; the master also sees who has ordered, and the addresses
     (everyone does where the master made them public: judge.service.disclosure)."""
     from judge.service.orders import order_set, owed, stored_orders
-    from judge.service.phases import overdue_powers, position_of
+    from judge.service.phases import board_units, overdue_powers, position_of
     is_master = bool(identity is not None and identity.role & Role.MASTER)
     shown = addresses_shown(game, master=is_master)
     pos = position_of(game)
@@ -114,6 +114,10 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
         rows.append((power.capitalize(), counts[power], len(pos.units_of(power)), status,
                      seat.address if (seat and shown) else ""))
     forming = [s.address if shown else "" for s in seats(ctx.session, game, "power")]
+    # a power still in the game that nobody plays (and no dummy): a seat a player may take
+    alive = set(pos.survivors())
+    open_seats = [p.capitalize() for p in pos.map.powers
+                  if p not in players and p not in dummies and p in alive]
     mine_orders = None
     if identity is not None and identity.power is not None and identity.power in players:
         power = identity.power
@@ -131,7 +135,10 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
                           for who, start, end in absences.current(ctx.session, game, ctx.now)],
                 addresses=setting_name(game),
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
-                private=is_private(game),
+                private=is_private(game), open_seats=open_seats,
+                units=board_units(pos) if game.state != "forming" else [],
+                press=dict(rules=sorted(rules_of(game) & {"NO_PRESS", "PUBLIC_PRESS"}),
+                           grey=game.grey_press, observers=game.observer_press),
                 civil_disorder="CIVIL_DISORDER" in rules_of(game),
                 cd_dummies="CD_DUMMIES" in rules_of(game),
                 waiting_for=[p.capitalize() for p in waiting_for],

@@ -92,9 +92,20 @@ _simple("RESUME", frozenset({"paused", "finished"}),
         "{game.name} is running again, at {game.phase}.", may_complete=True)
 _simple("TERMINATE", None, "end the game now",
         lambda ctx, g: terminate_game(ctx.session, g, ctx.now), "{game.name} is terminated.")
-_simple("PROCESS", RUNNING, "process the current phase now",
-        lambda ctx, g: _process_now(ctx, g),
-        "Processed; {game.name} is now at {game.phase}.")
+
+
+@command("PROCESS", roles=Role.MASTER, states=RUNNING, syntax="PROCESS",
+         summary="process the current phase now")
+def process_command(ctx: Context, cmd: Command) -> None:
+    if cmd.args:
+        raise CommandError("PROCESS takes no arguments.")
+    game = _game(ctx)
+    played = game.phase
+    events = _process_now(ctx, game)
+    # worded as when the last orders complete the phase (judge.commands.identity)
+    _announce(ctx, cmd, events, ctx.render("game/processed.txt", played=played, game=game))
+
+
 _simple("ROLLFORWARD", REPAIRABLE, "redo a phase that was rolled back",
         lambda ctx, g: rollforward(ctx.session, g, ctx.now),
         "Rolled forward; {game.name} is at {game.phase}.")
