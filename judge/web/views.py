@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from judge.clock import as_utc
 from judge.core import load_map
 from judge.core.press import MASTER
+from judge.mail.compose import make_environment
 from judge.mail.standings_table import as_json, build_table, choose
 from judge.mail.pictures import board_document, phase_document
 from judge.service.games import title_of_variant, variant_title
@@ -162,9 +163,17 @@ def public_press(session: Session, game: Game, phase: str | None = None
 
 
 def _facts(snap: PhaseSnapshot) -> dict[str, Any]:
+    """A played phase's results for its page: the stored facts worded as the results mail
+    words them (templates/game/outcomes.txt); phases stored as ready-made lines keep them."""
     facts = json.loads(snap.results)
+    say = make_environment().get_template("game/outcomes.txt").module
+    orders = facts.get("orders") or [str(say.order_line(*line))  # type: ignore[attr-defined]
+                                     for line in facts.get("lines", [])]
+    dislodged = facts.get("dislodged") or [
+        str(say.retreat_line(*row))  # type: ignore[attr-defined]
+        for row in facts.get("retreats", [])]
     return dict(phase=snap.phase, title=facts.get("title") or phase_title(snap.phase),
-                orders=facts.get("orders", []), dislodged=facts.get("dislodged", []),
+                orders=orders, dislodged=dislodged,
                 centers=facts.get("centers", []), adjustments=facts.get("adjustments", []),
                 winner=facts.get("winner"), next_phase=facts.get("next_phase"))
 

@@ -211,7 +211,8 @@ def test_a_role_s_registered_address_is_copied_only_what_was_done_as_that_role(
     assert f"({FRANCE})" not in mine.body and f"({NEWCOMER})" in mine.body
     assert "> LIST g" in mine.body and "> A Par H" in mine.body
     # France's player reads what was done as France: not the master's LIST, no address
-    assert theirs.body.startswith(":: Judge: JUDGE\n\n> SIGNON Fg ****\nSigned on as France")
+    assert theirs.body.startswith(":: Judge: JUDGE  Game: g  Variant: Standard\n:: Deadline: ")
+    assert "\n\n> SIGNON Fg ****\nSigned on as France" in theirs.body
     assert "> A Par H\nAccepted: A PAR H" in theirs.body and "Orders of France" in theirs.body
     assert "> LIST g" not in theirs.body and "@" not in theirs.body.replace("judge@", "")
     assert "2 lines read, 0 errors." in theirs.body
