@@ -1,10 +1,11 @@
 """SMTP/LMTP intake: accept mail for the judge, store it durably, then answer 250.
 
 The handler is deliberately small (aiosmtpd hooks only).  Writes go through
-:class:`InboundWriter`, which commits the messages of concurrent sessions together ("group
-commit"): one fsync covers every message waiting at that moment, so durability costs one disk
-flush per batch rather than per message.  A batch the database refuses is stored again session
-by session, so only the session whose message cannot be stored is answered 451.
+:class:`InboundWriter` (the rows themselves are written by judge.store.inbound), which commits
+the messages of concurrent sessions together ("group commit"): one fsync covers every message
+waiting at that moment, so durability costs one disk flush per batch rather than per message.
+A batch the database refuses is stored again session by session, so only the session whose
+message cannot be stored is answered 451.
 
 A message is one row, however many judge addresses it names, and is recognised when it comes
 again by a hash of its whole Message-ID (:func:`message_key`); so it is executed once.
@@ -17,19 +18,13 @@ import hashlib
 import logging
 import re
 import secrets
-import sqlite3
-import time
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-from judge.clock import utcnow
 from judge.mail.addresses import is_judge_address, normalise
 from judge.mail.clean import clean_line, has_control
-from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
-from judge.store.models import InboundMessage
+from judge.store.db import Store
+from judge.store.inbound import SqliteInbound, insert_inbound
 
 log = logging.getLogger("judge.intake")
 
@@ -104,90 +99,7 @@ def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
 
     Returns how many rows were new.  The commit is durable when this returns.
     """
-    if store.engine.dialect.name == "sqlite":
-        new = _SqliteInbound.of(store).insert(arrivals)
-        assert new is not None  # waiting for the lock, it either stores or raises
-        return new
-    now = utcnow()
-    stmt = pg_insert(InboundMessage).on_conflict_do_nothing(
-        index_elements=["dedupe_key"]).returning(InboundMessage.id)
-    with store.engine.begin() as conn:
-        new = 0
-        for arrival in arrivals:
-            key, message_id, recipients, sender, raw = arrival.row()
-            # One statement each; a duplicate returns no row.  (rowcount is not to be trusted
-            # here: psycopg reports -1 for an INSERT that SQLAlchemy runs with RETURNING.)
-            new += len(conn.execute(stmt, dict(
-                dedupe_key=key, message_id=message_id, recipients=recipients,
-                envelope_sender=sender, raw=raw, received_at=now, status="new",
-                attempts=0)).all())
-        return new
-
-
-class _SqliteInbound:
-    """Intake's own SQLite connection, with plain DB-API calls.
-
-    Intake commits on every batch while the event loop parses SMTP in the same process, so its
-    commit path is kept lean: one connection kept open (set up by the engine's connect hook:
-    WAL, synchronous=FULL), one prepared INSERT, no ORM.  While another writer (the worker, the
-    sender, a CLI command) holds the write lock, it asks again every few milliseconds instead of
-    napping up to 100 ms a try as SQLite's busy handler does, so a burst of mail is not held up
-    behind other writers.
-    """
-
-    POLL_MS = 3
-    INSERT = ("INSERT INTO inbound (dedupe_key, message_id, recipients, envelope_sender, raw,"
-              " received_at, status, attempts) VALUES (?, ?, ?, ?, ?, ?, 'new', 0)"
-              " ON CONFLICT (dedupe_key) DO NOTHING")
-
-    def __init__(self, store: Store) -> None:
-        # Keep the pool's wrapper referenced: once it is collected the connection goes back to
-        # the pool, short busy timeout and all, and another writer would get it.
-        self._checked_out = store.engine.raw_connection()
-        connection = self._checked_out.driver_connection
-        assert isinstance(connection, sqlite3.Connection)
-        self.connection = connection
-        # No busy handler: insert() decides itself whether to wait for the lock or not.
-        self.connection.execute("PRAGMA busy_timeout=0")
-
-    @classmethod
-    def of(cls, store: Store) -> "_SqliteInbound":
-        # One per store; InboundWriter never runs two flushes at once, so one connection serves.
-        inbound = _SQLITE_INBOUND.get(store)
-        if inbound is None:
-            inbound = _SQLITE_INBOUND[store] = cls(store)
-        return inbound
-
-    def insert(self, arrivals: list[Arrival], *, wait: bool = True) -> int | None:
-        """Store and commit; with ``wait=False`` return None at once if another writer holds
-        the lock (the event loop calls it so, and hands the batch to a thread instead)."""
-        # SQLAlchemy's SQLite DateTime storage format, so the ORM reads these rows back.
-        now = utcnow().strftime("%Y-%m-%d %H:%M:%S.%f")
-        rows = [(*a.row(), now) for a in arrivals]
-        db = self.connection
-        deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
-        while True:
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                if not wait:
-                    return None
-                time.sleep(self.POLL_MS / 1000)
-        try:
-            before = db.total_changes
-            db.executemany(self.INSERT, rows)
-            new = db.total_changes - before
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        return new
-
-
-_SQLITE_INBOUND: "weakref.WeakKeyDictionary[Store, _SqliteInbound]" = weakref.WeakKeyDictionary()
+    return insert_inbound(store, [a.row() for a in arrivals])
 
 
 class InboundWriter:
@@ -198,7 +110,7 @@ class InboundWriter:
         self._on_stored = on_stored
         self._pending: list[tuple[list[Arrival], asyncio.Future[int]]] = []
         self._flushing = False
-        self._sqlite = _SqliteInbound.of(store) if store.engine.dialect.name == "sqlite" else None
+        self._sqlite = SqliteInbound.of(store) if store.engine.dialect.name == "sqlite" else None
 
     @property
     def busy(self) -> bool:
@@ -248,7 +160,8 @@ class InboundWriter:
         # of a millisecond, far less than handing the batch to a thread and back (each
         # hand-over waits for the GIL); only when another writer holds the lock does the batch
         # go to a thread to wait for it.
-        if self._sqlite is None or self._sqlite.insert(arrivals, wait=False) is None:
+        rows = [a.row() for a in arrivals]
+        if self._sqlite is None or self._sqlite.insert(rows, wait=False) is None:
             await asyncio.get_running_loop().run_in_executor(None, store_arrivals, self._store,
                                                              arrivals)
 
