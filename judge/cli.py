@@ -68,7 +68,9 @@ def _open_store(config: Config, create: bool) -> Any:
     return store
 
 
-class _Obj:
+class CliState:
+    """What every subcommand shares: the configuration file named, read once when needed."""
+
     def __init__(self, config_path: str | None) -> None:
         self.config_path = config_path
         self._config: Config | None = None
@@ -98,12 +100,12 @@ class _Obj:
 def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     """An email-driven judge for the board game Diplomacy."""
     setup_logging(verbose)
-    ctx.obj = _Obj(config_path)
+    ctx.obj = CliState(config_path)
 
 
 @main.command()
 @click.pass_obj
-def serve(obj: _Obj) -> None:
+def serve(obj: CliState) -> None:
     """Run the daemon in the foreground: intake, worker, sender."""
     from judge.daemon import ListenError, serve as run
     config = obj.config
@@ -119,7 +121,7 @@ def serve(obj: _Obj) -> None:
 @main.command("check-config")
 @click.option("--no-database", is_flag=True, help="Check the file only, not the database.")
 @click.pass_obj
-def check_config(obj: _Obj, no_database: bool) -> None:
+def check_config(obj: CliState, no_database: bool) -> None:
     """Read the configuration, print it, and check that the database is reachable and its
     schema current.  Exits non-zero, with one line saying why, when something is wrong."""
     config = obj.config
@@ -168,7 +170,7 @@ def db() -> None:
 @db.command()
 @click.option("--revision", default="head", show_default=True)
 @click.pass_obj
-def upgrade(obj: _Obj, revision: str) -> None:
+def upgrade(obj: CliState, revision: str) -> None:
     """Upgrade the schema (Alembic) to the newest revision."""
     from judge.store import schema
     store = obj.store(create=False)
@@ -180,7 +182,7 @@ def upgrade(obj: _Obj, revision: str) -> None:
 @main.command()
 @click.argument("files", nargs=-1, type=click.File("rb"))
 @click.pass_obj
-def inject(obj: _Obj, files: tuple[Any, ...]) -> None:
+def inject(obj: CliState, files: tuple[Any, ...]) -> None:
     """Feed raw messages (FILES, or stdin) through the judge as if they had arrived by mail."""
     from judge.mail.inject import inject as run
     messages = [f.read() for f in files] if files else [sys.stdin.buffer.read()]
@@ -211,7 +213,7 @@ def outbox() -> None:
               default="all", show_default=True)
 @click.option("--limit", default=50, show_default=True)
 @click.pass_obj
-def outbox_list(obj: _Obj, status: str, limit: int) -> None:
+def outbox_list(obj: CliState, status: str, limit: int) -> None:
     """List outgoing mail, newest first."""
     from sqlalchemy import select
 
@@ -241,7 +243,7 @@ def _pick(model: Any, ids: tuple[int, ...], all_failed: bool, session: Any) -> l
 @click.argument("ids", nargs=-1, type=int)
 @click.option("--failed", "all_failed", is_flag=True, help="Retry every failed mail.")
 @click.pass_obj
-def outbox_retry(obj: _Obj, ids: tuple[int, ...], all_failed: bool) -> None:
+def outbox_retry(obj: CliState, ids: tuple[int, ...], all_failed: bool) -> None:
     """Send failed (or pending) mail again at once."""
     from judge.store.models import OutboxMessage
     if not ids and not all_failed:
@@ -260,7 +262,7 @@ def outbox_retry(obj: _Obj, ids: tuple[int, ...], all_failed: bool) -> None:
 @outbox.command("drop")
 @click.argument("ids", nargs=-1, type=int, required=True)
 @click.pass_obj
-def outbox_drop(obj: _Obj, ids: tuple[int, ...]) -> None:
+def outbox_drop(obj: CliState, ids: tuple[int, ...]) -> None:
     """Give up on outgoing mail; it stays listed as dropped."""
     from judge.store.models import OutboxMessage
     with obj.store().transaction() as s:
@@ -272,7 +274,7 @@ def outbox_drop(obj: _Obj, ids: tuple[int, ...]) -> None:
     click.echo(f"{len(rows)} message(s) dropped")
 
 
-def _purge(obj: _Obj, which: str, days: float | None) -> None:
+def _purge(obj: CliState, which: str, days: float | None) -> None:
     from judge.mail import retention
     keep = obj.config.retention.raw_mail_days if days is None else days
     if keep <= 0:
@@ -291,7 +293,7 @@ def _purge(obj: _Obj, which: str, days: float | None) -> None:
 @click.option("--days", type=float, default=None,
               help="Keep this many days (default: [retention] raw_mail_days).")
 @click.pass_obj
-def outbox_purge(obj: _Obj, days: float | None) -> None:
+def outbox_purge(obj: CliState, days: float | None) -> None:
     """Delete the text of mail sent (or dropped) longer ago than the retention time."""
     _purge(obj, "outbox", days)
 
@@ -306,7 +308,7 @@ def inbound() -> None:
               default="failed", show_default=True)
 @click.option("--limit", default=50, show_default=True)
 @click.pass_obj
-def inbound_list(obj: _Obj, status: str, limit: int) -> None:
+def inbound_list(obj: CliState, status: str, limit: int) -> None:
     """List received messages (by default those set aside after failing)."""
     from sqlalchemy import select
 
@@ -325,7 +327,7 @@ def inbound_list(obj: _Obj, status: str, limit: int) -> None:
 @click.argument("ids", nargs=-1, type=int)
 @click.option("--failed", "all_failed", is_flag=True, help="Retry every failed message.")
 @click.pass_obj
-def inbound_retry(obj: _Obj, ids: tuple[int, ...], all_failed: bool) -> None:
+def inbound_retry(obj: CliState, ids: tuple[int, ...], all_failed: bool) -> None:
     """Process messages that were set aside once more."""
     from judge.store.models import InboundMessage
     if not ids and not all_failed:
@@ -343,7 +345,7 @@ def inbound_retry(obj: _Obj, ids: tuple[int, ...], all_failed: bool) -> None:
 @click.option("--days", type=float, default=None,
               help="Keep this many days (default: [retention] raw_mail_days).")
 @click.pass_obj
-def inbound_purge(obj: _Obj, days: float | None) -> None:
+def inbound_purge(obj: CliState, days: float | None) -> None:
     """Delete the raw text of received mail processed longer ago than the retention time
     (mail waiting or set aside keeps it)."""
     _purge(obj, "inbound", days)

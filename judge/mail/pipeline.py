@@ -55,7 +55,7 @@ PLAYING = ("forming", "active", "paused")
 
 
 @dataclass
-class Run:
+class MessageRun:
     """One message on its way through the pipeline."""
 
     inbound_id: int
@@ -97,7 +97,7 @@ class Pipeline:
 
     def process(self, store: Store, inbound_id: int) -> bool:
         """Process one claimed message; True when this call finished it."""
-        run = Run(inbound_id, utcnow())
+        run = MessageRun(inbound_id, utcnow())
         with store.reading() as session:
             row = session.get(InboundMessage, inbound_id)
             if row is None or row.status != "new":
@@ -105,7 +105,7 @@ class Pipeline:
             self._read(run, session, row)
         return self._finish(store, run)
 
-    def _finish(self, store: Store, run: Run) -> bool:
+    def _finish(self, store: Store, run: MessageRun) -> bool:
         """The write stages of a message that has been read, each in its own transaction."""
         while True:
             with store.transaction() as session:
@@ -116,7 +116,7 @@ class Pipeline:
                     session.rollback()
                 return done
 
-    def _write_step(self, session: Session, run: Run) -> bool | None:
+    def _write_step(self, session: Session, run: MessageRun) -> bool | None:
         """One write stage in the caller's transaction: True when it finished the message,
         None when the message goes on in another transaction, False when another worker
         finished it (the caller must roll back what this wrote)."""
@@ -142,10 +142,10 @@ class Pipeline:
         commit together.  A message that needs more than one transaction (``[limits]
         batch_seconds``) ends the shared transaction and goes on alone."""
         failures: list[tuple[int, Exception]] = []
-        runs: list[Run] = []
+        runs: list[MessageRun] = []
         with store.reading() as session:  # the slow password work: no write lock held
             for inbound_id in inbound_ids:
-                run = Run(inbound_id, utcnow())
+                run = MessageRun(inbound_id, utcnow())
                 try:
                     row = session.get(InboundMessage, inbound_id)
                     if row is None or row.status != "new":
@@ -157,7 +157,7 @@ class Pipeline:
                 runs.append(run)
         finished = 0
         while runs:
-            goes_on: Run | None = None
+            goes_on: MessageRun | None = None
             until = time.monotonic() + seconds
             with store.transaction() as session:
                 first = True
@@ -185,7 +185,7 @@ class Pipeline:
                     failures.append((goes_on.inbound_id, exc))
         return finished, failures
 
-    def _read(self, run: Run, session: Session, row: InboundMessage) -> None:
+    def _read(self, run: MessageRun, session: Session, row: InboundMessage) -> None:
         mail = read_message(row.raw, envelope_sender=row.envelope_sender,
                             judge_address=self.config.judge.address)
         run.notes.extend(mail.problems)
@@ -205,7 +205,7 @@ class Pipeline:
         run.items, run.overflow = plan(mail.lines, self.config.limits.commands_per_mail)
         run.prep = prepare(session, self.config, mail, run.items, run.now)
 
-    def _step(self, run: Run, session: Session, row: InboundMessage) -> str | None:
+    def _step(self, run: MessageRun, session: Session, row: InboundMessage) -> str | None:
         """One write transaction: the outcome when the message is finished, None when it
         goes on in another."""
         mail = run.mail
@@ -253,7 +253,7 @@ class Pipeline:
 
     # ------------------------------------------------------------------ the reply cap
 
-    def _cap(self, run: Run, session: Session, row: InboundMessage,
+    def _cap(self, run: MessageRun, session: Session, row: InboundMessage,
              progress: dict[str, Any]) -> str | None:
         """Decide whether the mail is executed; the outcome when it is not."""
         mail = run.mail
@@ -294,14 +294,14 @@ class Pipeline:
         return dict(judge_name=self.config.judge.name, judge_address=self.config.judge.address,
                     mail=mail, limit=limit)
 
-    def _queue(self, ctx: Context, session: Session, run: Run) -> None:
+    def _queue(self, ctx: Context, session: Session, run: MessageRun) -> None:
         """Queue the mail the commands so far caused, in this transaction."""
         queue_outgoing(session, self.composer, self.config, ctx.outgoing, run.now,
                        inbound_id=run.inbound_id, withheld=ctx.withheld, mail=run.mail,
                        limit=self.config.judge.replies_per_day)
         ctx.outgoing.clear()
 
-    def _reply(self, ctx: Context, session: Session, run: Run) -> None:
+    def _reply(self, ctx: Context, session: Session, run: MessageRun) -> None:
         mail = run.mail
         assert mail is not None
         game = signed_on_game(ctx)
@@ -316,7 +316,7 @@ class Pipeline:
                                 attachment_text(ctx.pictures) if ctx.pictures and whole
                                 else None, game=game, error=refused)
 
-    def _reply_body(self, run: Run, answers: list[Answer], game: dict[str, Any] | None) -> str:
+    def _reply_body(self, run: MessageRun, answers: list[Answer], game: dict[str, Any] | None) -> str:
         mail = run.mail
         assert mail is not None
         body = self.composer.render("reply.txt", answers=answers, problems=mail.problems,
@@ -330,7 +330,7 @@ class Pipeline:
                 run.notes.append(f"reply cut at {limit} bytes")
         return body
 
-    def _enqueue_reply(self, session: Session, run: Run, to: list[str], body: str,
+    def _enqueue_reply(self, session: Session, run: MessageRun, to: list[str], body: str,
                        attachment: str | None = None, game: dict[str, Any] | None = None,
                        error: bool = False) -> None:
         mail = run.mail
@@ -376,7 +376,7 @@ class Pipeline:
         if take_reply(session, sender, now, self._cap_for(session, sender)) is not Verdict.REPLY:
             return
         body = self.composer.render("set_aside.txt", **self._reply_vars(mail, 0))
-        run = Run(row.id, now, mail=replace(mail, sender=sender))
+        run = MessageRun(row.id, now, mail=replace(mail, sender=sender))
         self._enqueue_reply(session, run, screen(session, [sender], now, []), body)
 
     def _forget_old_counts(self, session: Session) -> None:

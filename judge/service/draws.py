@@ -41,7 +41,7 @@ MODE_COMMANDS = {
 
 
 @dataclass
-class Cast:
+class VoteOutcome:
     """What a vote did: the reply's text and the announcements it caused."""
 
     text: str
@@ -201,7 +201,7 @@ def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
                       reason=outcome.reason, centres=final_centres(pos))]
 
 
-def _after_vote(session: Session, game: Game, now: datetime, text: str) -> Cast:
+def _after_vote(session: Session, game: Game, now: datetime, text: str) -> VoteOutcome:
     events = _check(session, game, now)
     if events:
         ended = events[0]
@@ -211,12 +211,12 @@ def _after_vote(session: Session, game: Game, now: datetime, text: str) -> Cast:
         text += f"\nThe vote has passed: {game.name} ends in {what}. Everybody is told."
     else:
         text += f"\nThe vote lasts until {game.phase} is processed."
-    return Cast(text, events)
+    return VoteOutcome(text, events)
 
 
 # --------------------------------------------------------------------------- DIAS, NoDIAS
 
-def set_draw(session: Session, game: Game, power: str, listed: str, now: datetime) -> Cast:
+def set_draw(session: Session, game: Game, power: str, listed: str, now: datetime) -> VoteOutcome:
     """SET DRAW (DIAS) or SET DRAW <list> (NoDIAS)."""
     alive = _voter(game, power, "SET DRAW", ("DIAS", "NODIAS"))
     if mode_of(game) == "DIAS":
@@ -245,7 +245,7 @@ def set_draw(session: Session, game: Game, power: str, listed: str, now: datetim
                        f"{_name(power)} votes SET DRAW {_names(ordered)}: {meaning}.")
 
 
-def set_nodraw(session: Session, game: Game, power: str, now: datetime) -> Cast:
+def set_nodraw(session: Session, game: Game, power: str, now: datetime) -> VoteOutcome:
     _voter(game, power, "SET NODRAW", ("DIAS", "NODIAS"))
     _drop(session, game, power, "draw")
     if mode_of(game) == "DIAS":
@@ -256,7 +256,7 @@ def set_nodraw(session: Session, game: Game, power: str, now: datetime) -> Cast:
 
 
 def set_concede(session: Session, game: Game, power: str, target_text: str,
-                now: datetime) -> Cast:
+                now: datetime) -> VoteOutcome:
     alive = _voter(game, power, "SET CONCEDE", ("DIAS", "NODIAS"))
     target = core.parse_power(target_text, alive, _spellings(game))
     if isinstance(target, core.VoteError):
@@ -271,7 +271,7 @@ def set_concede(session: Session, game: Game, power: str, target_text: str,
                                            f"{_name(target)}.")
 
 
-def set_noconcede(session: Session, game: Game, power: str, now: datetime) -> Cast:
+def set_noconcede(session: Session, game: Game, power: str, now: datetime) -> VoteOutcome:
     _voter(game, power, "SET NOCONCEDE", ("DIAS", "NODIAS"))
     _drop(session, game, power, "concede")
     return _after_vote(session, game, now, f"{_name(power)} concedes to nobody.")
@@ -295,7 +295,7 @@ def _proposal_text(proposal: core.Proposal) -> str:
     return f"a concession to {_name(proposal.target or '')} (PROPOSE CONCEDE)"
 
 
-def propose(session: Session, game: Game, power: str, what: str, now: datetime) -> Cast:
+def propose(session: Session, game: Game, power: str, what: str, now: datetime) -> VoteOutcome:
     """PROPOSE DIAS or PROPOSE CONCEDE <power>; announced to the game without the proposer."""
     alive = _voter(game, power, "PROPOSE", ("PROPOSE_DIAS",))
     words = what.split(None, 1)
@@ -327,10 +327,10 @@ def propose(session: Session, game: Game, power: str, what: str, now: datetime) 
                                            f"is told, without your name.")
     if cast.events:
         return cast
-    return Cast(cast.text, [announcement])
+    return VoteOutcome(cast.text, [announcement])
 
 
-def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -> Cast:
+def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -> VoteOutcome:
     """VOTE YES / VOTE NO on the open proposal."""
     _voter(game, power, f"VOTE {'YES' if yes else 'NO'}", ("PROPOSE_DIAS",))
     proposal = _proposal(session, game)
@@ -356,7 +356,7 @@ def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -
 
 # --------------------------------------------------------------------------- NO_DIAS
 
-def vote_no_dias(session: Session, game: Game, power: str, word: str, now: datetime) -> Cast:
+def vote_no_dias(session: Session, game: Game, power: str, word: str, now: datetime) -> VoteOutcome:
     """VOTE SOLO | LOSS | <n>."""
     _voter(game, power, f"VOTE {word.upper()}", ("NO_DIAS",))
     vote = core.parse_no_dias_vote(word, _powers(game))
@@ -375,7 +375,7 @@ def describe_no_dias(vote: core.NoDiasVote) -> str:
     return f"a draw of at most {vote.limit} powers that includes you"
 
 
-def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> Cast:
+def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> VoteOutcome:
     """VOTE <word>: an answer in PROPOSE_DIAS games, a NO_DIAS vote in NO_DIAS games."""
     upper = word.strip().upper()
     mode = mode_of(game)

@@ -16,11 +16,11 @@ from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import outgoing_for
 from judge.service import draws
-from judge.service.draws import Cast
+from judge.service.draws import VoteOutcome
 from judge.service.games import lock_game
 from judge.store.models import Game, Seat
 
-VoteAction = Callable[[Context, Game, str, Command], Cast]
+VoteAction = Callable[[Context, Game, str, Command], VoteOutcome]
 
 
 def _voter(ctx: Context, name: str) -> tuple[Game, str]:
@@ -53,17 +53,17 @@ def _no_args(cmd: Command) -> None:
         raise CommandError(f"{cmd.spec.name} takes nothing after it.")
 
 
-def _nodraw(ctx: Context, game: Game, power: str, cmd: Command) -> Cast:
+def _nodraw(ctx: Context, game: Game, power: str, cmd: Command) -> VoteOutcome:
     _no_args(cmd)
     return draws.set_nodraw(ctx.session, game, power, ctx.now)
 
 
-def _noconcede(ctx: Context, game: Game, power: str, cmd: Command) -> Cast:
+def _noconcede(ctx: Context, game: Game, power: str, cmd: Command) -> VoteOutcome:
     _no_args(cmd)
     return draws.set_noconcede(ctx.session, game, power, ctx.now)
 
 
-def _vote(ctx: Context, game: Game, power: str, cmd: Command) -> Cast:
+def _vote(ctx: Context, game: Game, power: str, cmd: Command) -> VoteOutcome:
     if len(cmd.args) != 1:
         raise CommandError("VOTE takes one word: YES or NO (PROPOSE_DIAS games), SOLO, LOSS "
                            "or a number (NO_DIAS games).")
