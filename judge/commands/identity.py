@@ -29,7 +29,7 @@ from judge.service.games import lock_game, variant_title
 from judge.service.orders import order_set, stored_orders
 from judge.service.faults import ProcessingFault, guarded
 from judge.service.phases import position_of, process_if_ready
-from judge.store.models import Game, Seat
+from judge.store.models import Game, GameState, Seat
 
 
 @dataclass
@@ -100,7 +100,7 @@ class Identity:
             raise CommandError("orders are only read after a SIGNON as a power (the master:"
                                " BECOME <power> first). Is this a misspelt command?")
         game = lock_game(ctx.session, self.game_id)
-        if game.state not in ("active", "paused"):
+        if game.state not in (GameState.ACTIVE, GameState.PAUSED):
             raise CommandError(f"{game.name} is {game.state}: no orders are taken.")
         seat = ctx.session.get(Seat, self.power_seat_id)
         assert seat is not None
@@ -139,7 +139,7 @@ def order_summary(ctx: Context, seat_id: int) -> None:
     s = order_set(position_of(game), seat.power, stored_orders(seat),
                   build_any=game_rules.has(game, "BUILD_ANY"))
     # a vote in this mail may have ended the game: nothing is missing any more
-    over = game.state in ("finished", "terminated")
+    over = game.state in (GameState.FINISHED, GameState.TERMINATED)
     ctx.note(f"Orders of {s.power.capitalize()} in {game.name} for {s.phase}:",
              ctx.render("order_summary.txt", orders=s, over=over, game=game.name),
              seat=seat.id)

@@ -33,7 +33,7 @@ from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, G
                                   PlayerRemoved, PowerAssigned, PressSent,
                                   Reminder, SignonFailures)
 from judge.service.games import variant_title
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
 
 def judge_date(when: datetime | None) -> str:
@@ -50,7 +50,7 @@ def signed_on_game(ctx: Context) -> dict[str, Any] | None:
     game = ctx.session.get(Game, game_id) if game_id else None
     if game is None:
         return None
-    running = game.state == "active"
+    running = game.state == GameState.ACTIVE
     return dict(name=game.name, variant=variant_title(game), phase=game.phase,
                 deadline=clock.deadline_of(game) if running else None)
 

@@ -47,11 +47,11 @@ from judge.service.games import games_named
 from judge.service.passwords import precomputed
 from judge.store import counters
 from judge.store.db import Store
-from judge.store.models import Game, InboundMessage, Seat
+from judge.store.models import Game, GameState, InboundMessage, Seat
 
 log = logging.getLogger("judge.pipeline")
 
-PLAYING = ("forming", "active", "paused")
+PLAYING = (GameState.FORMING, GameState.ACTIVE, GameState.PAUSED)
 
 
 @dataclass

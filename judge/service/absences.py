@@ -21,7 +21,7 @@ from judge.service.errors import GameError
 from judge.service.events import Change, Event
 from judge.service.games import parameter_change
 from judge.store import counters
-from judge.store.models import Absence, Game, Seat
+from judge.store.models import Absence, Game, GameState, Seat
 
 GRANTED = "granted"
 # Each announcement is mailed to everybody in the game: a player announces at most this many
@@ -64,7 +64,7 @@ def announce(session: Session, game: Game, seat: Seat, starts: datetime, ends: d
     """A player's absence from ``starts`` to ``ends``: granted within the game's limit, and
     the current deadline moved if it falls in it.  Returns the events and whether the
     deadline moved."""
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     limit = game.max_absence_days
     if limit <= 0:

@@ -25,7 +25,7 @@ from sqlalchemy.orm import object_session
 from judge.clock import as_utc
 from judge.service.errors import GameError
 from judge.service.moments import ClockSetting
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 from judge.zones import tz
 
 BEFORE_REMINDER, REMINDED, IN_GRACE, WAITING = 0, 1, 2, 3
@@ -158,7 +158,7 @@ def refresh_deadline(game: Game, now: datetime) -> bool:
     True when it moved."""
     current = deadline_of(game)
     base = as_utc(game.base_deadline) or current
-    if game.state != "active" or current is None or base is None or current <= now \
+    if game.state != GameState.ACTIVE or current is None or base is None or current <= now \
             or game.clock_stage not in (BEFORE_REMINDER, REMINDED):
         return False
     new = moved_by_absences(game, base)
@@ -183,7 +183,7 @@ def grace_until(game: Game) -> datetime:
 
 
 def schedule_next(game: Game) -> None:
-    if game.state != "active" or game.deadline is None or game.clock_stage == WAITING:
+    if game.state != GameState.ACTIVE or game.deadline is None or game.clock_stage == WAITING:
         game.next_event_at = None  # WAITING: orders or the master move the game, not time
     elif game.clock_stage == BEFORE_REMINDER:
         game.next_event_at = game.reminder_at

@@ -27,9 +27,9 @@ from judge.service.events import Event, GameEnded, GameResumed
 from judge.service.games import audience, notice, rules_of, variant_title
 from judge.service.positions import final_centres, load_position
 from judge.service.results import record_result, result_of, clear_result
-from judge.store.models import DrawVote, Game
+from judge.store.models import DrawVote, Game, GameState
 
-RUNNING = ("active", "paused")
+RUNNING = (GameState.ACTIVE, GameState.PAUSED)
 MODE_NAMES = {"DIAS": "DIAS", "NODIAS": "NoDIAS", "PROPOSE_DIAS": "PROPOSE_DIAS",
               "NO_DIAS": "NO_DIAS"}
 MODE_COMMANDS = {
@@ -191,7 +191,7 @@ def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
     """End the game with a passed draw or concession."""
     assert outcome.ends_game
     pos = _position(game)
-    game.state = "finished"
+    game.state = GameState.FINISHED
     clock.stop_clock(game)
     clear_votes(session, game)
     record_result(session, game, outcome.kind, outcome.members, game.phase, pos, now)
@@ -395,7 +395,7 @@ def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> 
 def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Event]]:
     """SET DIAS / SET NODIAS: announced to the game, every vote cleared."""
     word = "NoDIAS" if nodias else "DIAS"
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     chosen = sorted(rules_of(game) & {"PROPOSE_DIAS", "NO_DIAS"})
     if chosen:
@@ -416,14 +416,14 @@ def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
                         f"cannot reopen it (ROLLBACK can).")
     result = result_of(session, game)
     # a shared victory is recorded as a draw of the winners, but it is a victory
-    if game.state != "finished" or game.winner or result is None \
+    if game.state != GameState.FINISHED or game.winner or result is None \
             or result.result not in ("draw", "concession"):
         how = "a victory (ROLLBACK reopens it)" if game.winner else "no draw"
         raise GameError(f"{game.name} ended in {how}; RESUME restarts only a paused game or "
                         f"one that ended in a draw or concession.")
     clear_result(session, game)
     clear_votes(session, game)
-    game.state = "active"
+    game.state = GameState.ACTIVE
     clock.start_clock(game, now)
     return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
                         phase=game.phase, deadline=clock.deadline_of(game),

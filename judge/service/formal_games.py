@@ -25,7 +25,7 @@ from judge.service.events import Event, GameEnded
 from judge.service.games import audience, notice, variant_title
 from judge.service.positions import final_centres
 from judge.service.results import record_result
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
         return []
     order = list(pos.map.powers)
     winners = tuple(sorted(state.winners, key=order.index))
-    game.state = "finished"
+    game.state = GameState.FINISHED
     game.winner = " ".join(winners)  # as SHARED_VICTORY writes a shared victory
     clock.stop_clock(game)
     record_result(session, game, "solo" if len(winners) == 1 else "draw", winners, played,
@@ -91,7 +91,7 @@ def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Ev
     if not formal_state.is_formal(game):
         raise GameError(f"SET DRAWS {word} is for Formal Diplomacy games; {game.name} is a "
                         f"{variant_title(game)} game, where draw votes are always taken.")
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     if formal_state.draws_allowed(game) == allowed:
         return f"Draw votes in {game.name} are already {word.lower()}; nothing changed.", []

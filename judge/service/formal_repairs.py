@@ -19,7 +19,7 @@ from judge.service import formal_state
 from judge.service.errors import GameError
 from judge.service.events import FormalRepaired
 from judge.service.games import audience, variant_title
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
 MAX_POINTS = 999
 
@@ -28,7 +28,7 @@ def _state(game: Game) -> FormalState:
     if not formal_state.is_formal(game):
         raise GameError(f"{game.name} is a {variant_title(game)} game: wars, spheres and "
                         f"points belong to Formal Diplomacy games (GET FORMAL).")
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     return formal_state.state_of(game)
 

@@ -15,7 +15,7 @@ from judge.core.gamerules import (RuleError, RuleSet, change_rules_after_start,
                                   resolve_rules)
 from judge.service import clock
 from judge.service.errors import GameError
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
 
 def has(game: Game, name: str) -> bool:
@@ -50,7 +50,7 @@ def change(game: Game, requested: list[str], now: datetime) -> RuleSet:
     if "NONE" in upper and len(upper) > 1:
         raise GameError("SET RULES NONE clears the rules; it cannot be combined with others.")
     wanted = [] if upper == ["NONE"] else requested
-    if game.state == "forming":
+    if game.state == GameState.FORMING:
         result: RuleSet | RuleError = resolve_rules(wanted)
     else:
         current = resolve_rules(game.rules.split())
@@ -60,7 +60,7 @@ def change(game: Game, requested: list[str], now: datetime) -> RuleSet:
         raise GameError(str(result))
     had_deadline = not has(game, "NO_DEADLINE")
     store(game, result)
-    if game.state == "active" and had_deadline != (not has(game, "NO_DEADLINE")):
+    if game.state == GameState.ACTIVE and had_deadline != (not has(game, "NO_DEADLINE")):
         clock.start_clock(game, now)  # NO_DEADLINE came or went: the clock follows
     return result
 

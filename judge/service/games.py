@@ -28,11 +28,11 @@ from judge.service.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, final_centres, holdings, load_position
 from judge.service.privacy import require_sight
 from judge.service.results import record_result
-from judge.store.models import Game, Seat
+from judge.store.models import Game, GameState, Seat
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 VARIANTS = {"standard": "Standard", "formal": "Formal"}
-RUNNING = ("active", "paused")
+RUNNING = (GameState.ACTIVE, GameState.PAUSED)
 
 _rng = random.SystemRandom()
 
@@ -169,7 +169,7 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
                         f"{len(m.supply_centers)}.")
     pos = initial_position(m)
     d = {**clock.DEFAULT_SECONDS, **(durations or {})}
-    game = Game(name=name, name_key=name.lower(), variant=variant, state="forming",
+    game = Game(name=name, name_key=name.lower(), variant=variant, state=GameState.FORMING,
                 phase=str(pos.phase), position=dump_position(pos),
                 rules=" ".join(chosen.names), victory_centers=victory,
                 movement_seconds=d["M"], retreat_seconds=d["R"], adjustment_seconds=d["A"],
@@ -197,7 +197,7 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
     game = lock_game(session, find_game(session, name).id)
     require_sight(session, game, now, password=privacy, sender=address,
                   what=f"JOIN {game.name} <password> PRIVACY <privacy password>")
-    if game.state != "forming":
+    if game.state != GameState.FORMING:
         raise GameError(f"{game.name} is not forming players any more (it is {game.state}).")
     _check_password(password)
     players = seats(session, game, "power")
@@ -234,7 +234,7 @@ def observe_game(session: Session, name: str, password: str, address: str,
                   what=f"OBSERVE {game.name} <password> PRIVACY <privacy password>")
     if "NO_OBSERVATIONS" in rules_of(game):
         raise GameError(f"{game.name} does not allow observers.")
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     _check_password(password)
     seat = Seat(game_id=game.id, kind="observer", address=address,
@@ -258,7 +258,7 @@ def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
     power = next((p for p, v in m.powers.items() if v.letter == letter), None)
     if power is None:
         raise GameError(f'"{letter}" is not a power initial, M (master) or O (observer).')
-    if game.state == "forming":
+    if game.state == GameState.FORMING:
         raise GameError(f"{game.name} has not started: powers are assigned when it does.")
     candidates = [s for s in seats(session, game, "power") if s.power == power]
     if not candidates:
@@ -308,7 +308,7 @@ def signon(session: Session, name: str, letter: str, password: str, now: datetim
 # --------------------------------------------------------------------------- master controls
 
 def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
-    if game.state != "forming":
+    if game.state != GameState.FORMING:
         raise GameError(f"{game.name} has already started.")
     players = seats(session, game, "power")
     m = load_map(game.variant)
@@ -323,7 +323,7 @@ def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
         # every power nobody joined for is a dummy run by the master
         for power in free:
             make_dummy(session, game, power, now)
-    game.state = "active"
+    game.state = GameState.ACTIVE
     clock.start_clock(game, now)
     # Powers nobody plays are vacant, in civil disorder: their units hold, their builds are
     # waived, and the game never waits for them.
@@ -349,12 +349,12 @@ def notice(session: Session, game: Game, kind: str, **facts: object) -> GameNoti
     """Tell everybody in the game: the template of ``kind`` says it in words."""
     return GameNotice(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=game.phase, kind=kind, facts=facts,
-                      deadline=clock.deadline_of(game) if game.state == "active" else None)
+                      deadline=clock.deadline_of(game) if game.state == GameState.ACTIVE else None)
 
 
 def parameter_change(session: Session, game: Game, *changes: Change) -> ParameterChanged:
     """Everybody in the game is told that when or how it moves has changed."""
-    running = game.state == "active" and game.deadline is not None
+    running = game.state == GameState.ACTIVE and game.deadline is not None
     return ParameterChanged(game=game.name, variant=variant_title(game),
                             to=audience(session, game), phase=game.phase,
                             deadline=clock.deadline_of(game) if running else None,
@@ -363,18 +363,18 @@ def parameter_change(session: Session, game: Game, *changes: Change) -> Paramete
 
 
 def pause_game(session: Session, game: Game) -> list[Event]:
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         raise GameError(f"{game.name} is {game.state}, not active.")
-    game.state = "paused"
+    game.state = GameState.PAUSED
     clock.stop_clock(game)
     return [notice(session, game, "paused")]
 
 
 def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
-    if game.state != "paused":
+    if game.state != GameState.PAUSED:
         raise GameError(f"{game.name} is {game.state}, not paused.")
     from judge.service.phases import is_ready  # phases builds on this module
-    game.state = "active"
+    game.state = GameState.ACTIVE
     clock.start_clock(game, now)
     return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
                         phase=game.phase, deadline=clock.deadline_of(game),
@@ -382,14 +382,14 @@ def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
 
 
 def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is already over.")
     centres: tuple[tuple[str, int], ...] = ()
-    if game.state != "forming":  # a game that never started has no result to record
+    if game.state != GameState.FORMING:  # a game that never started has no result to record
         pos = load_position(game.variant, game.position)
         record_result(session, game, "ended", (), game.phase, pos, now or utcnow())
         centres = final_centres(pos)
-    game.state = "terminated"
+    game.state = GameState.TERMINATED
     clock.stop_clock(game)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=game.phase, how="terminated", centres=centres)]

@@ -28,7 +28,7 @@ from judge.service.positions import (dump_position, final_centres, load_position
                                      parse_position_block)
 from judge.service.results import clear_result, eliminated_between, record_result
 from judge.store.db import rows_changed
-from judge.store.models import Game, PhaseSnapshot, Seat
+from judge.store.models import Game, GameState, PhaseSnapshot, Seat
 
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 TYPES = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
@@ -83,7 +83,7 @@ def is_ready(session: Session, game: Game) -> bool:
     game waits for late powers (clock stage WAITING), the deadline has passed: it is ready
     as soon as no power it waits for is missing orders, whatever WAIT or ALWAYS_WAIT say.
     """
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         return False
     if game.clock_stage == clock.WAITING:
         return not overdue_powers(session, game)
@@ -185,7 +185,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str,
 
     ``since``: when the next phase begins, if not now (the scheduler's: the moment that fell
     due, judge.service.clock.phase_start)."""
-    if game.state not in ("active", "paused"):
+    if game.state not in (GameState.ACTIVE, GameState.PAUSED):
         raise GameError(f"{game.name} is {game.state}: there is no phase to process.")
     # Votes are evaluated one last time before the phase clears them.
     ended = draws.at_phase_end(session, game, now)
@@ -270,16 +270,16 @@ def _enter(session: Session, game: Game, pos: Position, now: datetime, reason: s
     events: list[Event] = []
     base = dict(game=game.name, variant=variant_title(game), to=audience(session, game))
     if winner:
-        game.state, game.winner = "finished", winner
+        game.state, game.winner = GameState.FINISHED, winner
         clock.stop_clock(game)
         record_result(session, game, "solo" if len(found) == 1 else "draw", found, played,
                       pos, now)
-    elif game.state == "active":
+    elif game.state == GameState.ACTIVE:
         clock.start_clock(game, now, since=since)
     if processed is not None:
         events.append(PhaseProcessed(**base, phase=played, facts=processed,  # type: ignore[arg-type]
                                      next_phase=None if winner or ended else game.phase,
-                                     deadline=clock.deadline_of(game) if game.state == "active"
+                                     deadline=clock.deadline_of(game) if game.state == GameState.ACTIVE
                                      else None, reason=reason))
     if winner:
         events.append(GameEnded(**base, phase=played, how="victory",  # type: ignore[arg-type]
@@ -302,8 +302,8 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
     for s in snaps:
         if s.seq >= target.seq:
             s.rolled_back = True
-    if game.state == "finished":
-        game.state, game.winner = "active", None
+    if game.state == GameState.FINISHED:
+        game.state, game.winner = GameState.ACTIVE, None
         clear_result(session, game)
     draws.clear_votes(session, game)
     game.version += 1
@@ -313,7 +313,7 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
     saved = json.loads(target.orders)
     for seat in ordering_seats(session, game):
         seat.orders, seat.wait = json.dumps(saved.get(seat.power, {}), sort_keys=True), False
-    if game.state == "active":
+    if game.state == GameState.ACTIVE:
         clock.start_clock(game, now)
     return [notice(session, game, "rolled_back")]
 
@@ -337,7 +337,7 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
 
 def set_position(session: Session, game: Game, phase: str | None, lines: list[str],
                  now: datetime) -> list[Event]:
-    if game.state not in ("forming", "paused"):
+    if game.state not in (GameState.FORMING, GameState.PAUSED):
         raise GameError("POSITION only works while the game is forming or paused (PAUSE first).")
     m = load_map(game.variant)
     pos = parse_position_block(m, (phase or game.phase).upper(), lines)

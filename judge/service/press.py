@@ -26,9 +26,9 @@ from judge.service.errors import GameError
 from judge.service.events import Event, PressSent
 from judge.service.games import notice, rules_of, seats, variant_title
 from judge.service.phases import position_of
-from judge.store.models import Game, Press, Seat
+from judge.store.models import Game, GameState, Press, Seat
 
-OVER = ("finished", "terminated")
+OVER = (GameState.FINISHED, GameState.TERMINATED)
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def press_facts(session: Session, game: Game) -> PressGame:
 def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
                lines: tuple[str, ...] | list[str], now: datetime) -> PressSent:
     """Check, archive and announce one press message from ``seat``."""
-    if game.state == "forming":
+    if game.state == GameState.FORMING:
         raise GameError(f"{game.name} has not started yet: press is sent once the game runs.")
     if game.state in OVER:
         raise GameError(f"{game.name} is over ({game.state}): it takes no more press.")
@@ -118,7 +118,7 @@ def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
     session.flush()
     readers, masters = _delivery(session, game, seat, addressing)
     return PressSent(game=game.name, variant=variant_title(game), to=readers, phase=game.phase,
-                     deadline=clock.deadline_of(game) if game.state == "active" else None,
+                     deadline=clock.deadline_of(game) if game.state == GameState.ACTIVE else None,
                      sender=sender, powers=addressing.powers, to_master=addressing.to_master,
                      broadcast=addressing.broadcast, grey=addressing.grey, body=body,
                      master_to=masters)

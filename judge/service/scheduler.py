@@ -29,7 +29,7 @@ from judge.service.games import dummy_seats, lock_game, seats, variant_title
 from judge.service.phases import (is_ready, overdue_powers, owing_powers, process_phase,
                                   waiting_powers)
 from judge.store.db import Store, is_sqlite
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
 log = logging.getLogger("judge.scheduler")
 
@@ -50,7 +50,7 @@ def tick_game(session: Session, game_id: int, now: datetime) -> list[Event]:
     game = lock_game(session, game_id)
     events: list[Event] = []
     base = dict(game=game.name, variant=variant_title(game))
-    while game.state == "active" and game.next_event_at is not None \
+    while game.state == GameState.ACTIVE and game.next_event_at is not None \
             and as_utc(game.next_event_at) <= now:  # type: ignore[operator]
         if is_ready(session, game):  # every order is in, yet unprocessed (after a fault)
             events += _process(session, game, now, "orders complete")

@@ -7,6 +7,7 @@ models and the migrations agree.
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import (BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary,
                         String, Text, UniqueConstraint, false, true)
@@ -96,6 +97,17 @@ class ReplyCount(Base):
     count: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class GameState(StrEnum):
+    """A game's life (stored as its text): forming → active ⇄ paused → finished (by a
+    victory, a draw or a concession; RESUME may reopen it) or terminated (by its master)."""
+
+    FORMING = "forming"
+    ACTIVE = "active"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    TERMINATED = "terminated"
+
+
 class Game(Base):
     """One game: its state, the current position (JSON) and the clock of its current phase.
 
@@ -116,7 +128,7 @@ class Game(Base):
     name_key: Mapped[str] = mapped_column(String(32), unique=True)
     variant: Mapped[str] = mapped_column(String(32), default="standard")
     # forming → active ⇄ paused → finished | terminated
-    state: Mapped[str] = mapped_column(String(16), default="forming")
+    state: Mapped[str] = mapped_column(String(16), default=GameState.FORMING)
     phase: Mapped[str] = mapped_column(String(8))
     position: Mapped[str] = mapped_column(Text)  # judge.service.positions JSON
     rules: Mapped[str] = mapped_column(Text, default="")  # space-separated rule names

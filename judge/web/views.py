@@ -29,7 +29,7 @@ from judge.service.phases import phase_title, position_of
 from judge.service.press import Viewer, visible_press
 from judge.service.results import result_of
 from judge.service.tournament_results import tournament_results
-from judge.store.models import Game, PhaseSnapshot, Seat, Tournament
+from judge.store.models import Game, GameState, PhaseSnapshot, Seat, Tournament
 
 # games on one page of the list (the list of 10,000 games is paged, not sent whole)
 PAGE_SIZE = 50
@@ -82,10 +82,10 @@ def list_games(session: Session, page: int = 1) -> dict[str, Any]:
         games.append(dict(
             name=r.name, variant=r.variant, variant_title=title_of_variant(r.variant),
             state=r.state,
-            phase=None if r.state == "forming" else r.phase,
-            deadline=as_utc(r.deadline) if r.state == "active" else None,
+            phase=None if r.state == GameState.FORMING else r.phase,
+            deadline=as_utc(r.deadline) if r.state == GameState.ACTIVE else None,
             open_seats=max(0, _npowers(r.variant) - players.get(r.id, 0))
-            if r.state in ("forming", "active", "paused") else 0,
+            if r.state in (GameState.FORMING, GameState.ACTIVE, GameState.PAUSED) else 0,
             press=press_setting(rules, r.grey_press, r.observer_press),
             rules=sorted(rules)))
     return dict(games=games, page=page, pages=pages, total=total)
@@ -123,7 +123,7 @@ def _powers(session: Session, game: Game) -> list[dict[str, Any]]:
                         adjective=m.powers[power].adjective, centres=len(centres),
                         centre_names=[m.location_text(c) for c in centres],
                         units=len(pos.units_of(power)),
-                        status=status if game.state != "forming" else ""))
+                        status=status if game.state != GameState.FORMING else ""))
     return out
 
 
@@ -138,11 +138,11 @@ def announcements(session: Session, game: Game) -> list[str]:
         said.append(f"Ended in {result.phase} in a draw of {members}."
                     if result.result == "draw"
                     else f"Ended in {result.phase} in a concession to {members}.")
-    if game.state == "terminated" and not said:
+    if game.state == GameState.TERMINATED and not said:
         said.append("The master ended the game.")
-    if game.state == "paused":
+    if game.state == GameState.PAUSED:
         said.append("The game is paused by its master.")
-    if game.state == "forming":
+    if game.state == GameState.FORMING:
         said.append("The game is forming: it starts when every power has a player.")
     return said
 
@@ -207,9 +207,9 @@ def game_view(session: Session, game: Game) -> dict[str, Any]:
     rules = set(game.rules.split())
     return dict(
         name=game.name, variant=game.variant, variant_title=variant_title(game),
-        state=game.state, phase=None if game.state == "forming" else game.phase,
+        state=game.state, phase=None if game.state == GameState.FORMING else game.phase,
         phase_title=phase_title(game.phase),
-        deadline=as_utc(game.deadline) if game.state == "active" else None,
+        deadline=as_utc(game.deadline) if game.state == GameState.ACTIVE else None,
         rules=sorted(rules), press=press_setting(rules, game.grey_press, game.observer_press),
         private=game.privacy_hash is not None, tournament=_tournament_name(session, game),
         powers=_powers(session, game), announcements=announcements(session, game),

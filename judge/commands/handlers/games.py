@@ -31,7 +31,7 @@ from judge.service.privacy import (assign_privacy, is_private, require_sight,
 from judge.service.tournaments import (WrongPassword, add_game, check_tournament_for,
                                        existing_tournament, tournament_for)
 from judge.store import counters
-from judge.store.models import Game, Seat
+from judge.store.models import Game, GameState, Seat
 
 CREATED = "create"
 
@@ -365,7 +365,7 @@ def signon_command(ctx: Context, cmd: Command) -> None:
     game = find_game(ctx.session, who[1:])
     identity = sign_on_as(ctx, seat, game.name)
     deadline = clock.deadline_of(game)
-    state = (f"{game.phase}, deadline {ctx.when(deadline)}" if game.state == "active"
+    state = (f"{game.phase}, deadline {ctx.when(deadline)}" if game.state == GameState.ACTIVE
              and deadline else game.state)
     ctx.answer(cmd.line_no, cmd.text, f"Signed on as {identity.describe()} ({state}).")
 

@@ -18,7 +18,7 @@ from judge.service.disclosure import addresses_shown, setting_name
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
 from judge.service.privacy import is_private, may_see, require_sight
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 from judge.resources import templates_dir
 
 
@@ -105,7 +105,7 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
         seat = players.get(power)
         status = ("dummy" if power in dummies else "civil disorder") if seat is None \
             else "playing"
-        if seat is not None and game.state == "active" and owed(pos, power, build_any=build_any):
+        if seat is not None and game.state == GameState.ACTIVE and owed(pos, power, build_any=build_any):
             done = order_set(pos, power, stored_orders(seat), build_any=build_any).complete
             if is_master or (identity is not None and identity.power == power):
                 status = "orders complete" if done else "orders missing"
@@ -125,18 +125,18 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
     formal = list_facts(game)
     draws = draw_facts(ctx, game, identity, is_master)
     waiting_for = (overdue_powers(ctx.session, game, pos)
-                   if game.state == "active" and game.clock_stage == clock.WAITING else [])
+                   if game.state == GameState.ACTIVE and game.clock_stage == clock.WAITING else [])
     if formal and formal["winners"]:
         draws["ended"] = ""  # a shared victory on points is no agreed draw: the formal part says it
     return dict(game=game, variant=variant_title(game), rows=rows, forming=forming,
-                deadline=ctx.when(clock.deadline_of(game)) if game.state == "active" else "",
+                deadline=ctx.when(clock.deadline_of(game)) if game.state == GameState.ACTIVE else "",
                 clock=clock.clock_setting(game), max_absence=game.max_absence_days,
                 absences=[(_absent(who, shown), ctx.when(start), ctx.when(end))
                           for who, start, end in absences.current(ctx.session, game, ctx.now)],
                 addresses=setting_name(game),
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
                 private=is_private(game), open_seats=open_seats,
-                units=board_units(pos) if game.state != "forming" else [],
+                units=board_units(pos) if game.state != GameState.FORMING else [],
                 press=dict(rules=sorted(rules_of(game) & {"NO_PRESS", "PUBLIC_PRESS"}),
                            grey=game.grey_press, observers=game.observer_press),
                 civil_disorder="CIVIL_DISORDER" in rules_of(game),

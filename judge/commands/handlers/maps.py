@@ -20,13 +20,14 @@ from judge.service.games import find_game, ordering_seats
 from judge.service.orders import stored_orders
 from judge.service.phases import snapshots
 from judge.service.privacy import require_sight
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
 
 def _orders_shown(ctx: Context, game: Game) -> tuple[dict[str, list[str]], str]:
     """The orders a signed-on role may see on the current board, and the title's note."""
     identity = ctx.identity
-    if identity is None or identity.game_id != game.id or game.state not in ("active", "paused"):
+    if (identity is None or identity.game_id != game.id
+            or game.state not in (GameState.ACTIVE, GameState.PAUSED)):
         return {}, ""
     if identity.role & Role.MASTER:
         orders = {s.power: list(stored_orders(s).values())

@@ -32,10 +32,10 @@ from judge.service.faults import ProcessingFault, guarded, record_fault
 from judge.service.phases import process_phase, rollback, rollforward, set_position
 from judge.service.disclosure import set_addresses
 from judge.service.privacy import set_privacy
-from judge.store.models import Game
+from judge.store.models import Game, GameState
 
-RUNNING = frozenset({"active", "paused"})
-REPAIRABLE = frozenset({"active", "paused", "finished"})
+RUNNING = frozenset({GameState.ACTIVE, GameState.PAUSED})
+REPAIRABLE = frozenset({GameState.ACTIVE, GameState.PAUSED, GameState.FINISHED})
 
 
 def _game(ctx: Context) -> Game:
@@ -81,13 +81,13 @@ def _simple(name: str, states: frozenset[str] | None, summary: str,
     command(name, roles=Role.MASTER, states=states, syntax=name, summary=summary)(handler)
 
 
-_simple("START", frozenset({"forming"}), "start a game that has players",
+_simple("START", frozenset({GameState.FORMING}), "start a game that has players",
         lambda ctx, g: start_game(ctx.session, g, ctx.now), "{game.name} has started.")
-_simple("PAUSE", frozenset({"active"}), "stop the clock: no deadlines run",
+_simple("PAUSE", frozenset({GameState.ACTIVE}), "stop the clock: no deadlines run",
         lambda ctx, g: pause_game(ctx.session, g), "{game.name} is paused.")
-_simple("RESUME", frozenset({"paused", "finished"}),
+_simple("RESUME", frozenset({GameState.PAUSED, GameState.FINISHED}),
         "restart a paused game, or one ended by a draw or concession",
-        lambda ctx, g: (resume_game(ctx.session, g, ctx.now) if g.state == "paused"
+        lambda ctx, g: (resume_game(ctx.session, g, ctx.now) if g.state == GameState.PAUSED
                         else resume_ended(ctx.session, g, ctx.now)),
         "{game.name} is running again, at {game.phase}.", may_complete=True)
 _simple("TERMINATE", None, "end the game now",
@@ -159,7 +159,7 @@ def eject_command(ctx: Context, cmd: Command) -> None:
     ctx.finish_with("ready", game.id)
 
 
-@command("POSITION", roles=Role.MASTER, states=frozenset({"forming", "paused"}),
+@command("POSITION", roles=Role.MASTER, states=frozenset({GameState.FORMING, GameState.PAUSED}),
          syntax="POSITION [<phase>] ... ENDPOSITION", block_end="ENDPOSITION",
          summary="set up the board by hand (forming or paused games)")
 def position_command(ctx: Context, cmd: Command) -> None:
@@ -217,7 +217,7 @@ def set_rules(ctx: Context, cmd: Command) -> None:
         raise CommandError("SET RULES needs the rules (SET RULES NONE for none); GET RULES"
                            " lists them.")
     game = _game(ctx)
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise CommandError(f"{game.name} is over.")
     before = set(game.rules.split())
     rules = game_rules.change(game, [a.upper() for a in cmd.args], ctx.now)
@@ -228,7 +228,7 @@ def set_rules(ctx: Context, cmd: Command) -> None:
     if before ^ set(rules.names):
         events.append(parameter_change(ctx.session, game,
                                        Change("rules", names=tuple(rules.names))))
-    if game.state == "forming" and "SOLITAIRE" in rules.names:
+    if game.state == GameState.FORMING and "SOLITAIRE" in rules.names:
         text += "\n" + solitaire_privacy_text(game).rstrip("\n")
         events += start_game(ctx.session, game, ctx.now)
         text += (f"\nSOLITAIRE: {game.name} has started; every power nobody plays is a dummy"
@@ -251,7 +251,8 @@ def set_privacy_command(ctx: Context, cmd: Command) -> None:
                " it or join it. Tell it to those you want in; the judge never mails it.")
 
 
-@command("SET", "ADDRESSES", roles=Role.MASTER, states=frozenset({"forming", "active", "paused"}),
+@command("SET", "ADDRESSES", roles=Role.MASTER,
+         states=frozenset({GameState.FORMING, GameState.ACTIVE, GameState.PAUSED}),
          syntax="SET ADDRESSES PUBLIC|PRIVATE",
          summary="show the players' addresses to everyone who may see the game, or only to"
                  " you (the default)")

@@ -13,9 +13,9 @@ from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.games import leave, lock_game
 from judge.service.passwords import hash_password
-from judge.store.models import Seat
+from judge.store.models import GameState, Seat
 
-PLAYING = frozenset({"active", "paused"})
+PLAYING = frozenset({GameState.ACTIVE, GameState.PAUSED})
 
 
 def _seat(ctx: Context, power_seat: bool = False) -> Seat:
@@ -102,7 +102,7 @@ def clear_command(ctx: Context, cmd: Command) -> None:
 def resign_command(ctx: Context, cmd: Command) -> None:
     seat = _seat(ctx, power_seat=True)
     game = lock_game(ctx.session, seat.game_id)
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise CommandError(f"{game.name} is over.")
     events = leave(ctx.session, game, seat, "resigned")
     ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))

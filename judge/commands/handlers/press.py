@@ -22,9 +22,9 @@ from judge.service.events import Event, PressSent
 from judge.service.games import lock_game
 from judge.service.press import (Viewer, read_addressing, send_press, set_grey_press,
                                  set_observer_press, visible_press)
-from judge.store.models import Game, Seat
+from judge.store.models import Game, GameState, Seat
 
-NOT_OVER = frozenset({"forming", "active", "paused"})
+NOT_OVER = frozenset({GameState.FORMING, GameState.ACTIVE, GameState.PAUSED})
 
 
 def _send(ctx: Context, cmd: Command, broadcast_command: bool) -> None:

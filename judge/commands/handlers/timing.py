@@ -21,10 +21,10 @@ from judge.service import absences, clock, game_rules
 from judge.service.events import Change, Event
 from judge.service.games import lock_game, parameter_change, power_named, power_seat
 from judge.service.moments import parse_clock, parse_moment, parse_when
-from judge.store.models import Game, Seat
+from judge.store.models import Game, GameState, Seat
 from judge.zones import tz, zone_named
 
-PLAYING = frozenset({"forming", "active", "paused"})
+PLAYING = frozenset({GameState.FORMING, GameState.ACTIVE, GameState.PAUSED})
 MAX_ABSENCE_LIMIT = 365
 _DURATION_FIELDS = {"M": "movement_seconds", "R": "retreat_seconds", "A": "adjustment_seconds"}
 
@@ -40,7 +40,7 @@ def _tell(ctx: Context, events: list[Event]) -> None:
 
 def _deadline_text(ctx: Context, game: Game) -> str:
     deadline = clock.deadline_of(game)
-    if game.state != "active" or deadline is None:
+    if game.state != GameState.ACTIVE or deadline is None:
         return ""
     return f" The deadline of {game.phase} is {ctx.when(deadline)}."
 
@@ -67,7 +67,7 @@ def set_deadline(ctx: Context, cmd: Command) -> None:
                            " time (2026-12-01 18:00, in your zone), with an offset or zone if"
                            " you like (2026-12-01 18:00 +0100, … Europe/Paris), or a weekday"
                            " and time (Friday 18:00).")
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         raise CommandError(f"{game.name} is {game.state}: its clock is not running.")
     if game_rules.has(game, "NO_DEADLINE"):
         raise CommandError(f"{game.name} has no deadlines (NO_DEADLINE): phases move on when"
@@ -106,7 +106,7 @@ def set_grace(ctx: Context, cmd: Command) -> None:
          summary="the time of day (and weekdays) deadlines fall on; SET CLOCK OFF: none")
 def set_clock(ctx: Context, cmd: Command) -> None:
     game = _game(ctx)
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise CommandError(f"{game.name} is over.")
     if [a.upper() for a in cmd.args] in (["OFF"], ["NONE"]):
         game.clock_minute = game.clock_days = game.clock_zone = None
@@ -237,7 +237,7 @@ def set_max_absence(ctx: Context, cmd: Command) -> None:
         raise CommandError(f"SET MAX ABSENCE needs a number of days from 0 (no absences) to"
                            f" {MAX_ABSENCE_LIMIT}, e.g. SET MAX ABSENCE 14.")
     game = _game(ctx)
-    if game.state in ("finished", "terminated"):
+    if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise CommandError(f"{game.name} is over.")
     game.max_absence_days = int(cmd.args[0])
     _tell(ctx, [parameter_change(ctx.session, game,
