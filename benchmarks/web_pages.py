@@ -94,7 +94,7 @@ class Timed:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        app = WebView(store, Config()).application()
+        app = WebView(store, Config(), recent_seconds=0).application()
 
         @aioweb.middleware
         async def clock(request: aioweb.Request, handler: Any) -> aioweb.StreamResponse:

@@ -214,3 +214,28 @@ def test_a_formal_diplomacy_game_has_its_pages_and_map(web: Web) -> None:
     png = web.get("/games/fd1/map.png")
     assert png.status == 200 and png.body.startswith(PNG)
     assert web.get("/api/v1/games/fd1").status == 200
+
+
+def test_public_pages_are_kept_briefly_and_private_ones_never(judge_in_process) -> None:
+    """At a few hundred requests a second a public page is rendered once and served again
+    for its keeping time; a visitor with a cookie (a private game's pass) is always served
+    fresh, and a private game's page is never kept."""
+    from conftest import free_port
+    from webkit import serve_in_thread
+
+    from judge.web.app import WebView
+    j = judge_in_process
+    assigned = game_played_by_mail(j)
+    web = Web(j, free_port())
+    for _ in serve_in_thread(WebView(j.store, j.config, recent_seconds=3600), web.port,
+                             web.served):
+        before = web.get(f"/games/{G}").text
+        j.mail(assigned["ITALY"], signon(j, "ITALY") + "\nBROADCAST\nNews.\nENDPRESS")
+        assert web.get(f"/games/{G}").text == before  # kept: the same page again
+        fresh = web.get(f"/games/{G}", Cookie="judge_pass_0=x").text
+        assert "News." in fresh and "News." not in before
+        # a private game: its form is an answer that is never kept
+        j.mail(MASTER, f"SIGNON M{G} mpw\nSET PRIVACY secret")
+        assert web.get(f"/games/{G}").status == 200  # still the kept public page
+        r = web.get(f"/games/{G}?x=1")
+        assert "privacy password" in r.text.lower() and "News." not in r.text

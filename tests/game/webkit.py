@@ -112,8 +112,10 @@ def serve_in_thread(view: WebView, port: int,
 
 @pytest.fixture
 def web(judge_in_process: Judge) -> Iterator[Web]:
+    """The web view of the in-process judge, keeping no page (every answer is fresh; the
+    keeping of public pages has a test of its own)."""
     port = free_port()
-    view = WebView(judge_in_process.store, judge_in_process.config)
+    view = WebView(judge_in_process.store, judge_in_process.config, recent_seconds=0)
     web = Web(judge_in_process, port)
     for _ in serve_in_thread(view, port, web.served):
         yield web
