@@ -31,7 +31,7 @@ from pathlib import Path
 
 from sqlalchemy import func, insert, select, text
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config
 from judge.core import initial_position, load_map
 from judge.mail.compose import Composer

@@ -35,7 +35,7 @@ if not os.environ.get("ORDER_BENCH_KEEP_COST"):
 
 from sqlalchemy import func, insert, select  # noqa: E402
 
-from judge.clock import utcnow  # noqa: E402
+from judge.utc import utcnow  # noqa: E402
 from judge.config import Config, JudgeSection  # noqa: E402
 from judge.core import initial_position, load_map  # noqa: E402
 from judge.mail.intake import Arrival, store_arrivals  # noqa: E402

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from randomplay import random_orders  # noqa: E402
 
-from judge.clock import utcnow  # noqa: E402
+from judge.utc import utcnow  # noqa: E402
 from judge.config import Config  # noqa: E402
 from judge.core.adjudicator.adjustments import adjustments_needed  # noqa: E402
 from judge.mail.compose import Composer  # noqa: E402

@@ -34,7 +34,7 @@ from typing import Any
 from aiohttp import web as aioweb
 from sqlalchemy import insert, select
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config
 from judge.core import initial_position, load_map
 from judge.service.phases import process_phase

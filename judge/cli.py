@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from judge import __version__
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.logs import setup_logging
 
 # SQLAlchemy and the configuration are imported by the commands that use them: `judge

@@ -31,7 +31,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
 from judge import __version__
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config
 from judge.mail.game_mail import queue_events
 from judge.mail.intake import InboundWriter, IntakeHandler

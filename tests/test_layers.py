@@ -15,7 +15,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 # Small modules beside the layers that anything may use (time, zones, where files are).
-SHARED = {"clock", "zones", "resources", "variants"}
+SHARED = {"utc", "zones", "resources", "variants"}
 # What each layer may import besides itself and the shared modules.
 ALLOWED = {
     "core": {"variants"},

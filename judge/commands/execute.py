@@ -24,7 +24,7 @@ from typing import Callable
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.identity import FINISHERS, Identity
-from judge.commands.parse import MASK, Command, Item, OtherLine, parse_lines
+from judge.commands.parse import MASK, Command, Item, OtherLine, read_items
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
 from judge.commands.unknown import answer_unknown
@@ -43,7 +43,7 @@ class MailLimit(Exception):
 def execute(ctx: Context, items: list[Item] | None = None) -> Context:
     """Every line (by default, of the mail), then the finishers, in the caller's
     transaction."""
-    run_items(ctx, parse_lines(list(ctx.mail.lines)) if items is None else items, 0)
+    run_items(ctx, read_items(list(ctx.mail.lines)) if items is None else items, 0)
     run_finishers(ctx)
     return ctx
 

@@ -41,7 +41,7 @@ def strip_comment(line: str) -> str:
     return line.split("//", 1)[0].strip()
 
 
-def parse_lines(lines: list[str] | tuple[str, ...]) -> list[Item]:
+def read_items(lines: list[str] | tuple[str, ...]) -> list[Item]:
     items: list[Item] = []
     i = 0
     while i < len(lines):

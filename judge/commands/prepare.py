@@ -21,7 +21,7 @@ from typing import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.commands.parse import Command, Item, parse_lines, trailing_option
+from judge.commands.parse import Command, Item, read_items, trailing_option
 from judge.config import Config
 from judge.mail.reading import ReadMail
 from judge.service.passwords import Precomputed
@@ -43,7 +43,7 @@ class Overflow:
 
 def plan(lines: list[str] | tuple[str, ...], limit: int) -> tuple[list[Item], Overflow | None]:
     """The mail's commands and order lines, the first ``limit`` of them to execute."""
-    items = parse_lines(list(lines))
+    items = read_items(list(lines))
     if len(items) <= limit:
         return items, None
     rest = items[limit:]

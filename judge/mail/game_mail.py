@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.commands.context import Context, Outgoing
 from judge.config import Config
 from judge.core import load_map

@@ -8,7 +8,7 @@ from email.utils import getaddresses
 
 from sqlalchemy.orm import Session
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.mail.compose import Copies
 from judge.store.models import OutboxMessage
 

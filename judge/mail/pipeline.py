@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.commands.context import Answer, Context
 from judge.commands.execute import overflow_answer, run_finishers, run_items
 from judge.commands.parse import Item

@@ -21,7 +21,7 @@ from typing import cast
 
 from sqlalchemy import Table, bindparam, or_, select, update
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config
 from judge.mail.pictures import with_pictures
 from judge.mail.transports import PermanentFailure, TemporaryFailure, Transport

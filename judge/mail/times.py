@@ -17,7 +17,7 @@ from jinja2.runtime import Context as JinjaContext
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.service.clock import format_duration
 from judge.store.models import Game, Seat
 from judge.zones import tz

@@ -29,7 +29,7 @@ from typing import Callable, Protocol, runtime_checkable
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config
 from judge.mail.clean import clean
 from judge.store.db import Store, rows_changed

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.service import clock
 from judge.service.errors import GameError
 from judge.service.events import Change, Event

@@ -22,7 +22,7 @@ from datetime import datetime, time, timedelta, timezone
 
 from sqlalchemy.orm import object_session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.service.errors import GameError
 from judge.service.moments import ClockSetting
 from judge.store.models import Game, GameState

@@ -16,7 +16,7 @@ from typing import Any, Iterable, cast
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
 from judge.service import clock, disclosure, formal_state, game_rules, signon_guard

@@ -67,7 +67,7 @@ def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
     raise GameError(o.message + ".")
 
 
-def check_order(pos: Position, power: str, line: str, current: dict[str, str], *,
+def check_order_line(pos: Position, power: str, line: str, current: dict[str, str], *,
                 check_legality: bool = True, build_any: bool = False) -> tuple[str, str]:
     """The key and canonical text of an order line for ``power``, or GameError saying why not.
 
@@ -124,7 +124,7 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
         key = f"W:{len(builds) + 1}" if isinstance(o, Waive) else f"B:{o.unit.province}"
         if key not in current and len(builds) >= delta:
             raise GameError(f"{power.capitalize()} has only {delta} build(s); CLEAR to start over.")
-        # where a unit can be built is the core's check (check_order above)
+        # where a unit can be built is the core's check (check_order_line above)
         return key, o.text()
     assert isinstance(o, Remove)
     if delta >= 0:
@@ -196,7 +196,7 @@ def enter_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = T
     """Check and store one order line for the seat's power; says what it did.
 
     A refused line (GameError) changes nothing: the unit keeps its previous order, if any.
-    ``check_legality=False`` is the NO_CHECK rule (see :func:`check_order`; it also keeps a
+    ``check_legality=False`` is the NO_CHECK rule (see :func:`check_order_line`; it also keeps a
     unit's different orders given in one mail, see :func:`place`), ``build_any`` BUILD_ANY;
     ``only_new`` refuses to change an order already given (CIVIL_DISORDER after the
     deadline: no late changes).
@@ -205,7 +205,7 @@ def enter_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = T
     current = stored_orders(seat)
     if owed(pos, seat.power, build_any=build_any) == 0:
         raise GameError(f"{seat.power.capitalize()} has no orders to give in {pos.phase}.")
-    key, text = check_order(pos, seat.power, line, current, check_legality=check_legality,
+    key, text = check_order_line(pos, seat.power, line, current, check_legality=check_legality,
                             build_any=build_any)
     if only_new and key in current:
         raise GameError("the deadline has passed: under CIVIL_DISORDER an order given before"

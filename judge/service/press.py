@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.core.formal.state import FormalState
 from judge.core.maps import Map
 from judge.core.press import (MASTER, OBSERVER, Addressing, PressError, PressGame,

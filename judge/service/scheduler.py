@@ -21,7 +21,7 @@ from typing import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.service import clock
 from judge.service.events import Event, LateNotice, OrdersAwaited, Reminder
 from judge.service.faults import ProcessingFault, describe, guarded, record_fault

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.store import counters
 from judge.store.models import Game
 

@@ -14,7 +14,7 @@ import weakref
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
 from judge.store.models import InboundMessage
 

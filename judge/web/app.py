@@ -24,7 +24,7 @@ import msgspec
 from aiohttp import web
 
 from judge import __version__
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config
 from judge.mail.compose import make_environment
 from judge.store.db import Store

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from judge.clock import as_utc
+from judge.utc import as_utc
 from judge.core import load_map
 from judge.core.press import MASTER
 from judge.mail.compose import make_environment

@@ -13,7 +13,7 @@ from judge import __version__
 from judge.commands import registry
 from judge.commands.context import Context
 from judge.commands.execute import execute
-from judge.commands.parse import Command, OtherLine, parse_lines, strip_comment
+from judge.commands.parse import Command, OtherLine, read_items, strip_comment
 from judge.config import Config, JudgeSection
 from judge.mail.compose import Composer
 from judge.mail.reading import read_message
@@ -49,7 +49,7 @@ def noop(ctx: Context, cmd: Command) -> None:
 
 
 def test_line_numbers_comments_and_blank_lines() -> None:
-    items = parse_lines([
+    items = read_items([
         "help   // what can I do?",
         "",
         "   ",
@@ -67,13 +67,13 @@ def test_strip_comment() -> None:
 
 
 def test_unknown_words_are_other_lines() -> None:
-    items = parse_lines(["FROBNICATE now", "F Lon S A Yor-Nwy", "gets draws"])
+    items = read_items(["FROBNICATE now", "F Lon S A Yor-Nwy", "gets draws"])
     assert all(isinstance(i, OtherLine) for i in items)
     assert [i.text for i in items] == ["FROBNICATE now", "F Lon S A Yor-Nwy", "gets draws"]
 
 
 def test_command_words_are_case_insensitive_and_args_kept() -> None:
-    (item,) = parse_lines(["gEt   Draws"])
+    (item,) = read_items(["gEt   Draws"])
     assert isinstance(item, Command)
     assert item.spec.name == "GET"
     assert item.args == ("Draws",)
@@ -83,7 +83,7 @@ def test_command_words_are_case_insensitive_and_args_kept() -> None:
 def test_longest_multi_word_command_wins(scratch_registry: None) -> None:
     registry.command("SET", syntax="SET <what>")(noop)
     registry.command("SET", "DRUM", syntax="SET DRUM [<beats>]")(noop)
-    items = parse_lines(["set drum AEF", "SET COLOUR", "Set Drumming", "SET   DRUM"])
+    items = read_items(["set drum AEF", "SET COLOUR", "Set Drumming", "SET   DRUM"])
     assert describe(items) == [
         (1, "SET DRUM", ("AEF",)),
         (2, "SET", ("COLOUR",)),
@@ -104,17 +104,17 @@ def test_a_registered_command_name_cannot_be_taken_twice(scratch_registry: None)
 
 def test_block_command_swallows_its_lines() -> None:
     # PRESS is a real block command (judge.commands.handlers.press)
-    items = parse_lines(["PRESS TO E", "HELP me, England", "// not a comment here",
+    items = read_items(["PRESS TO E", "HELP me, England", "// not a comment here",
                          "  endpress ", "VERSION"])
     assert describe(items) == [(1, "PRESS", ("TO", "E")), (5, "VERSION", ())]
     assert items[0].block == ("HELP me, England", "// not a comment here")
     assert not items[0].unterminated
-    (lone,) = parse_lines(["PRESS", "never ended"])
+    (lone,) = read_items(["PRESS", "never ended"])
     assert lone.unterminated and lone.block == ("never ended",)
 
 
 def test_signoff_stops_parsing() -> None:
-    items = parse_lines(["VERSION", "SIGNOFF", "HELP", "A Par-Bur"])
+    items = read_items(["VERSION", "SIGNOFF", "HELP", "A Par-Bur"])
     assert describe(items) == [(1, "VERSION", ()), (2, "SIGNOFF", ())]
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from conftest import JUDGE_ADDRESS, make_mail
 from gamekit import Judge, signon, start_full_game
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.mail.game_mail import queue_events
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.pipeline import Pipeline

@@ -11,7 +11,7 @@ from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from gamekit import Judge, Sent, player
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.mail.game_mail import judge_date
 from judge.mail.times import written
 from test_by_mail import ALL_HOLD

@@ -19,7 +19,7 @@ from smtpkit import wait_broadcast
 from sqlalchemy import select
 
 from judge.cli import main
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.commands import registry
 from judge.core import initial_position, load_map
 from judge.mail.game_mail import queue_events

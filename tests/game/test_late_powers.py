@@ -15,7 +15,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from gamekit import Judge, player, signon
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.service import clock
 from judge.store.models import Game
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gamekit import Judge, player
 from judge.commands import execute  # noqa: F401  (registers every command)
-from judge.commands.parse import MASK, parse_lines
+from judge.commands.parse import MASK, read_items
 from judge.commands.registry import all_commands
 
 MASTER = "master@example.org"
@@ -76,7 +76,7 @@ def test_every_password_of_the_registry_is_masked_when_parsed() -> None:
                             "<address>": "a@example.org"}.get(word, "x")
             words.append(word)
         line = " ".join(words)
-        (item,) = parse_lines([line])
+        (item,) = read_items([line])
         for word in hidden:
             assert word not in item.text, (spec.name, item.text)
         assert item.text.count(MASK) == len(hidden), (spec.name, item.text)

@@ -9,7 +9,7 @@ from typing import Callable
 from sqlalchemy import func, select
 
 from conftest import RunningJudge
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.service import clock
 from judge.store.db import Store
 from judge.store.models import Game, PhaseSnapshot

@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from conftest import JUDGE_EXE, RunningJudge, free_port, judge_env, make_mail
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.store.db import Store
 from judge.store.leases import owner_id, release_dead_leases

@@ -15,7 +15,7 @@ from aiosmtpd.controller import Controller
 from sqlalchemy import func, select
 
 from conftest import body_of, free_port, read_maildir
-from judge.clock import as_utc, utcnow
+from judge.utc import as_utc, utcnow
 from judge.config import Config, JudgeSection, OutboundSection
 from judge.mail.compose import Composer
 from judge.mail.outbox import enqueue

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from conftest import JUDGE_EXE
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.config import Config, JudgeSection, WorkerSection
 from judge.mail.intake import Arrival, store_arrivals
 from judge.mail.worker import (claim_batch, claim_next, process_claimed, process_pending,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from judge.clock import utcnow
+from judge.utc import utcnow
 from judge.mail.intake import message_key
 from judge.store.db import Store
 from judge.store.schema import downgrade, upgrade
