@@ -85,7 +85,7 @@ PASSWORD_HELP = ("The tournament's password: games are added to it by mail with 
 def tournament_create(obj: Any, name: str, director: str, password: str) -> None:
     """Create the tournament NAME."""
     from judge.utc import utcnow
-    from judge.mail.addresses import AddressError, checked_address
+    from judge.addresses import AddressError, checked_address
     from judge.service.tournaments import create_tournament
     if director:
         try:

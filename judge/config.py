@@ -274,7 +274,7 @@ def validate(config: Config) -> None:
         raise ConfigError("[outbound] transport must be 'maildir:PATH' or 'smtp://HOST:PORT', "
                           f"got {transport!r}")
     if config.judge.keeper:
-        from judge.mail.addresses import AddressError, checked_address
+        from judge.addresses import AddressError, checked_address
         try:
             checked_address(config.judge.keeper)
         except AddressError as exc:

@@ -15,7 +15,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 # Small modules beside the layers that anything may use (time, zones, where files are).
-SHARED = {"utc", "zones", "resources", "variants"}
+SHARED = {"utc", "zones", "resources", "variants", "addresses"}
 # What each layer may import besides itself and the shared modules.
 ALLOWED = {
     "core": {"variants"},
@@ -81,9 +81,9 @@ def test_the_core_imports_no_outside_library_with_side_effects() -> None:
                 assert name.split(".")[0] not in forbidden, f"{path} imports {name}"
 
 
-# The cycles between layers that remain (mail and commands call each other; config checks
-# addresses with mail's parser).  The list may only shrink: a new cycle fails.
-KNOWN_CYCLES = {frozenset({"config", "commands", "mail"})}
+# The cycle between layers that remains (mail and commands call each other: the pipeline runs
+# commands, commands build mail).  The list may only shrink: a new cycle fails.
+KNOWN_CYCLES = {frozenset({"commands", "mail"})}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:

@@ -15,7 +15,7 @@ from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.pipeline import Pipeline
 from judge.mail.sender import deliver_due
 from judge.mail.transports import make_transport
-from judge.mail.addresses import normalise
+from judge.addresses import normalise
 from judge.mail.worker import process_pending
 from judge.store.db import Store
 

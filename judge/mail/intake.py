@@ -21,7 +21,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from judge.mail.addresses import is_judge_address, normalise
+from judge.addresses import is_judge_address, normalise
 from judge.mail.clean import clean_line, has_control
 from judge.store.db import Store
 from judge.store.inbound import SqliteInbound, insert_inbound

@@ -33,7 +33,7 @@ from judge.commands.execute import overflow_answer, run_finishers, run_items
 from judge.commands.parse import Item
 from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
-from judge.mail.addresses import AddressError, checked_address
+from judge.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
 from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing, signed_on_game
 from judge.mail.outbox import enqueue

@@ -22,7 +22,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from judge.mail.addresses import usable_address
+from judge.addresses import usable_address
 from judge.store.models import KnownAddress
 
 log = logging.getLogger("judge.recipients")

@@ -24,7 +24,7 @@ class Verdict(Enum):
 def take_reply(session: Session, address: str, now: datetime, limit: int) -> Verdict:
     """Count one more mail from ``address`` today and say how the judge may answer it."""
     day = now.strftime("%Y-%m-%d")
-    # One address however its case is written (as judge.mail.addresses compares them).
+    # One address however its case is written (as judge.addresses compares them).
     address = address.lower()
     count = _count_one_more(session, address, day)
     if count <= limit:

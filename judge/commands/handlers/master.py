@@ -18,7 +18,7 @@ from judge.commands.errors import CommandError
 from judge.commands.handlers.games import solitaire_privacy_text
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
-from judge.mail.addresses import AddressError, checked_address
+from judge.addresses import AddressError, checked_address
 from judge.mail.game_mail import outgoing_for
 from judge.service.draws import resume_ended
 from judge.service.events import Change, Event

@@ -8,7 +8,7 @@ from judge.commands.errors import CommandError
 from judge.commands.identity import copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
-from judge.mail.addresses import AddressError, checked_address
+from judge.addresses import AddressError, checked_address
 from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.games import leave, lock_game
