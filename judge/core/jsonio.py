@@ -95,14 +95,14 @@ def _read(doc: Any) -> tuple[Position, dict[str, list[str]]]:
     if "phase" not in doc or not isinstance(doc["phase"], str):
         raise InputError("'phase' is required, e.g. \"S1901M\"")
     phase = Phase.parse(doc["phase"])
-    units = _power_map(m, doc.get("units", {}), "units", list)
-    centers = _power_map(m, doc.get("centers", {}), "centers", list)
-    dislodged = _power_map(m, doc.get("dislodged", {}), "dislodged", dict)
+    units = power_map(m, doc.get("units", {}), "units", list)
+    centers = power_map(m, doc.get("centers", {}), "centers", list)
+    dislodged = power_map(m, doc.get("dislodged", {}), "dislodged", dict)
     for power, entries in dislodged.items():
         for code, retreats in entries.items():
             if not isinstance(code, str) or not isinstance(retreats, list):
                 raise InputError(f"dislodged units of {power} must map 'A PAR' to a list")
-    orders = _power_map(m, doc.get("orders", {}), "orders", list)
+    orders = power_map(m, doc.get("orders", {}), "orders", list)
     for power, lines in orders.items():
         for line in lines:
             if not isinstance(line, str):
@@ -110,7 +110,8 @@ def _read(doc: Any) -> tuple[Position, dict[str, list[str]]]:
     return make_position(m, phase, units, centers, dislodged), orders
 
 
-def _power_map(m: Map, value: Any, key: str, inner: type) -> dict[str, Any]:
+def power_map(m: Map, value: Any, key: str, inner: type) -> dict[str, Any]:
+    """``value`` checked to be an object from the map's powers to values of type ``inner``."""
     if not isinstance(value, dict):
         raise InputError(f"'{key}' must be an object mapping powers to {inner.__name__}s")
     for power, v in value.items():

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from judge.core.board import Dislodged, Position, make_position
 from judge.core.errors import InputError
-from judge.core.jsonio import adjudicate_document
+from judge.core.jsonio import adjudicate_document, power_map
 from judge.core.maps import Map, load_map, parse_unit_code
 from judge.core.phases import Phase
 from judge.core.results import CODES, DISLODGED, OrderResult
@@ -33,17 +33,6 @@ from judge.maps.picture import Formal, Picture, parse_marks
 
 BOARD_KEYS = {"variant", "phase", "units", "centers", "dislodged", "orders"}
 KEYS = BOARD_KEYS | {"outcome", "game", "note", "formal"}
-
-
-def _power_map(m: Map, value: Any, key: str, inner: type) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise InputError(f"'{key}' must be an object mapping powers to {inner.__name__}s")
-    for power, v in value.items():
-        if power not in m.powers:
-            raise InputError(f"unknown power {power!r} in '{key}' (powers: {', '.join(m.powers)})")
-        if not isinstance(v, inner):
-            raise InputError(f"'{key}' of {power} must be a {inner.__name__}")
-    return value
 
 
 def _text(doc: Mapping[str, Any], key: str, limit: int = 80) -> str:
@@ -67,10 +56,10 @@ def picture_from_document(doc: Any, *, adjudicate_orders: bool = False) -> Pictu
     if not isinstance(doc.get("phase"), str):
         raise InputError("'phase' is required, e.g. \"S1901M\"")
     phase = Phase.parse(doc["phase"])
-    units = _power_map(m, doc.get("units", {}), "units", list)
-    centers = _power_map(m, doc.get("centers", {}), "centers", list)
-    dislodged = _power_map(m, doc.get("dislodged", {}), "dislodged", dict)
-    orders = _power_map(m, doc.get("orders", {}), "orders", list)
+    units = power_map(m, doc.get("units", {}), "units", list)
+    centers = power_map(m, doc.get("centers", {}), "centers", list)
+    dislodged = power_map(m, doc.get("dislodged", {}), "dislodged", dict)
+    orders = power_map(m, doc.get("orders", {}), "orders", list)
     for power, lines in orders.items():
         if not all(isinstance(line, str) for line in lines):
             raise InputError(f"orders of {power} must be strings")
@@ -92,7 +81,7 @@ def _played(m: Map, board: Position, outcome: Any, game: str, note: str,
             formal: Formal | None) -> Picture:
     if not isinstance(outcome, dict):
         raise InputError("'outcome' must be an object, as 'judge adjudicate' prints it")
-    results = _power_map(m, outcome.get("results", {}), "outcome.results", list)
+    results = power_map(m, outcome.get("results", {}), "outcome.results", list)
     entries: dict[str, list[tuple[str, str | None, bool]]] = {}
     for power, items in results.items():
         for item in items:
@@ -104,7 +93,7 @@ def _played(m: Map, board: Position, outcome: Any, game: str, note: str,
             entries.setdefault(power, []).append((item["order"], item["result"],
                                                   item.get("default", False)))
     marks = parse_marks(m, board.phase, entries, board)
-    after_dislodged = _power_map(m, outcome.get("dislodged", {}), "outcome.dislodged", dict)
+    after_dislodged = power_map(m, outcome.get("dislodged", {}), "outcome.dislodged", dict)
     retreats: dict[str, tuple[str, ...]] = {}
     for power, units in after_dislodged.items():
         for code, where in units.items():
@@ -114,7 +103,7 @@ def _played(m: Map, board: Position, outcome: Any, game: str, note: str,
             retreats[parse_unit_code(code)[1].partition("/")[0]] = tuple(w.upper() for w in where)
     hit = [mk.unit for mk in marks if mk.result == DISLODGED and mk.unit is not None]
     dislodged = tuple(Dislodged(u, retreats.get(u.province, ())) for u in hit)
-    after = _power_map(m, outcome.get("centers", {}), "outcome.centers", list)
+    after = power_map(m, outcome.get("centers", {}), "outcome.centers", list)
     centers = make_position(m, board.phase, {}, after).centers if "centers" in outcome \
         else board.centers
     return Picture(m, board.phase, board.units, centers, marks, waiting=board.dislodged,
