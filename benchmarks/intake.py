@@ -98,6 +98,20 @@ async def _reply(reader: asyncio.StreamReader) -> tuple[int, bytes]:
             return int(line[:3]), line
 
 
+async def envelope(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sender: str
+                   ) -> tuple[int, bytes]:
+    """MAIL FROM, RCPT TO the judge and DATA; returns the last reply (354: send the message)."""
+    writer.write(f"MAIL FROM:<{sender}>\r\n".encode())
+    code, line = await _reply(reader)
+    if code == 250:
+        writer.write(f"RCPT TO:<{JUDGE_ADDRESS}>\r\n".encode())
+        code, line = await _reply(reader)
+    if code == 250:
+        writer.write(b"DATA\r\n")
+        code, line = await _reply(reader)
+    return code, line
+
+
 async def _session(port: int, messages: list[tuple[str, bytes]], result: ClientResult) -> None:
     reader, writer = await asyncio.open_connection(HOST, port)
     try:
@@ -111,14 +125,7 @@ async def _session(port: int, messages: list[tuple[str, bytes]], result: ClientR
         clock = time.perf_counter
         for sender, payload in messages:
             t0 = clock()
-            writer.write(f"MAIL FROM:<{sender}>\r\n".encode())
-            code, line = await _reply(reader)
-            if code == 250:
-                writer.write(f"RCPT TO:<{JUDGE_ADDRESS}>\r\n".encode())
-                code, line = await _reply(reader)
-            if code == 250:
-                writer.write(b"DATA\r\n")
-                code, line = await _reply(reader)
+            code, line = await envelope(reader, writer, sender)
             if code == 354:
                 t1 = clock()
                 writer.write(payload)

@@ -41,9 +41,9 @@ from typing import Any
 
 from intake import (
     HOST,
-    JUDGE_ADDRESS,
     _reply,
     build_messages,
+    envelope,
     free_port,
     judge_command,
     judge_env,
@@ -91,14 +91,7 @@ async def _steady_session(port: int, due: list[tuple[float, str, bytes]], start:
                 await asyncio.sleep(wait)
             else:
                 lags.append(-wait)
-            writer.write(f"MAIL FROM:<{sender}>\r\n".encode())
-            code, line = await _reply(reader)
-            if code == 250:
-                writer.write(f"RCPT TO:<{JUDGE_ADDRESS}>\r\n".encode())
-                code, line = await _reply(reader)
-            if code == 250:
-                writer.write(b"DATA\r\n")
-                code, line = await _reply(reader)
+            code, line = await envelope(reader, writer, sender)
             if code == 354:
                 writer.write(payload)
                 code, line = await _reply(reader)
