@@ -184,7 +184,7 @@ def upgrade(obj: CliState, revision: str) -> None:
 @click.pass_obj
 def inject(obj: CliState, files: tuple[Any, ...]) -> None:
     """Feed raw messages (FILES, or stdin) through the judge as if they had arrived by mail."""
-    from judge.mail.inject import inject as run
+    from judge.inject import inject as run
     messages = [f.read() for f in files] if files else [sys.stdin.buffer.read()]
     messages = [m for m in messages if m.strip()]
     if not messages:

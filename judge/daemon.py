@@ -35,7 +35,7 @@ from judge.utc import utcnow
 from judge.config import Config
 from judge.mail.game_mail import queue_events
 from judge.mail.intake import InboundWriter, IntakeHandler
-from judge.mail.pipeline import Pipeline
+from judge.pipeline import Pipeline
 from judge.mail.retention import pause_seconds, purge_raw_mail
 from judge.mail.sender import deliver_batch
 from judge.mail.sessions import SessionLimits

@@ -1,6 +1,6 @@
 """What a command handler works with while one mail is executed, and what it leaves behind.
 
-A long mail is executed in several transactions (judge.mail.pipeline): everything a later
+A long mail is executed in several transactions (judge.pipeline): everything a later
 transaction needs from the earlier ones -- the answers so far, who the mail has signed on as,
 the work left for the end -- is plain data, saved with :meth:`Context.saved` and given back
 with :meth:`Context.resume`.
@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from sqlalchemy.orm import Session
 
+from judge.commands.identity import Identity
 from judge.config import Config
+from judge.mail.outgoing import Outgoing
 from judge.mail.reading import ReadMail
 from judge.mail.times import written
 from judge.store.models import Seat
 
-if TYPE_CHECKING:  # identity builds on this module
-    from judge.commands.identity import Identity
 
 
 @dataclass
@@ -36,22 +36,6 @@ class Answer:
     # The seat of the role it was given as (a note: the seat it is about), None before any
     # SIGNON: a role's registered address is copied only its own role's answers.
     seat: int | None = None
-
-
-@dataclass
-class Outgoing:
-    """A mail other than the reply (a broadcast, results, press), rendered after execution."""
-
-    template: str
-    to: list[str]
-    subject: str
-    variables: dict[str, Any] = field(default_factory=dict)
-    game: str | None = None
-    # the played phase whose map picture the mail carries (results), if any
-    map_phase: str | None = None
-    # Counted against the per-mail limits on mail to others (not a failed SIGNON's warning
-    # to the role's player: nothing may stop that one).
-    limited: bool = True
 
 
 @dataclass
@@ -165,7 +149,6 @@ class Context:
                     order_keys={str(k): sorted(v) for k, v in self.order_keys.items()})
 
     def resume(self, state: dict[str, Any]) -> None:
-        from judge.commands.identity import Identity
         self.answers = [Answer(**a) for a in state["answers"]]
         self.identity = (Identity.restored(state["identity"], self.session)
                          if state["identity"] else None)

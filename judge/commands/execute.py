@@ -23,7 +23,9 @@ from typing import Callable
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import FINISHERS, Identity
+from judge.commands.finishers import FINISHERS
+from judge.commands.identity import Identity
+from judge.commands.order_lines import handle_order_line
 from judge.commands.parse import MASK, Command, Item, OtherLine, read_items
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
@@ -219,6 +221,6 @@ def _refusal(ctx: Context, cmd: Command) -> str | None:
 
 def _other_line(ctx: Context, line: OtherLine) -> None:
     if ctx.identity is not None:
-        ctx.identity.handle_order_line(ctx, line)
+        handle_order_line(ctx, ctx.identity, line)
         return
     answer_unknown(ctx, line, signed_on=False)

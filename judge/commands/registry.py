@@ -15,12 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Flag, auto
-from typing import TYPE_CHECKING, Callable
-
-if TYPE_CHECKING:
-    from judge.commands.context import Context
-    from judge.commands.parse import Command
-    from judge.commands.prepare import Preparation
+from typing import Callable
 
 
 class Role(Flag):
@@ -33,11 +28,14 @@ class Role(Flag):
     SIGNED_ON = POWER | MASTER | OBSERVER
 
 
-Handler = Callable[["Context", "Command"], None]
+# handler(ctx: Context, cmd: Command): the registry is the bottom of the commands package
+# (parsing, the context and the handlers build on it), so it names no type above it; each
+# handler's own signature is checked where it is written.
+Handler = Callable[..., None]
 # The positions of the password words among a command's arguments.
 Secrets = Callable[[tuple[str, ...]], tuple[int, ...]]
 # Slow work for one command done before the store is locked (hashing, checking passwords).
-Preparer = Callable[["Preparation", "Command"], None]
+Preparer = Callable[..., None]  # preparer(prep: Preparation, cmd: Command)
 
 
 def positions(*where: int, rest: bool = False, privacy: int | None = None) -> Secrets:

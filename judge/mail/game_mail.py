@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
-from judge.commands.context import Context, Outgoing
+from judge.mail.outgoing import Outgoing
 from judge.config import Config
 from judge.core import load_map
 from judge.mail.compose import Composer, make_environment
@@ -25,15 +25,13 @@ from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
 from judge.mail.recipients import screen
 from judge.mail.times import zones_of
-from judge.service import clock
 from judge.service.passes import link_query
 from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
                                   GameResumed, GameStarted, LateNotice, OrdersAwaited,
                                   OrdersByMaster, ParameterChanged, PhaseProcessed,
                                   PlayerRemoved, PowerAssigned, PressSent,
                                   Reminder, SignonFailures)
-from judge.service.games import variant_title
-from judge.store.models import Game, GameState
+from judge.store.models import Game
 
 
 def judge_date(when: datetime | None) -> str:
@@ -41,18 +39,6 @@ def judge_date(when: datetime | None) -> str:
     has them (mapping tools parse it): ``Sat Nov 28 2026 23:30:00 +0000``."""
     return (as_utc(when).astimezone(timezone.utc)  # type: ignore[union-attr]
             .strftime("%a %b %d %Y %H:%M:%S +0000")) if when else ""
-
-
-def signed_on_game(ctx: Context) -> dict[str, Any] | None:
-    """The game the mail signed on to (the last SIGNON's), as the reply's subject and header
-    name it: name, variant, the phase it is at now and its deadline; None without one."""
-    game_id = getattr(ctx.identity, "game_id", None)
-    game = ctx.session.get(Game, game_id) if game_id else None
-    if game is None:
-        return None
-    running = game.state == GameState.ACTIVE
-    return dict(name=game.name, variant=variant_title(game), phase=game.phase,
-                deadline=clock.deadline_of(game) if running else None)
 
 
 def letters(powers: Iterable[str], variant: str = "standard") -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from judge.commands.context import Outgoing
+from judge.mail.outgoing import Outgoing
 from judge.core.press import MASTER, OBSERVER
 from judge.service.events import PressSent
 

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
-from judge.service.clock import format_duration
+from judge.service.moments import format_duration
 from judge.store.models import Game, Seat
 from judge.zones import tz
 

@@ -17,40 +17,16 @@ from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
 from judge.service import clock
+from judge.service.away import GRANTED
 from judge.service.errors import GameError
 from judge.service.events import Change, Event
 from judge.service.games import parameter_change
 from judge.store import counters
 from judge.store.models import Absence, Game, GameState, Seat
 
-GRANTED = "granted"
 # Each announcement is mailed to everybody in the game: a player announces at most this many
 # a day (judge.store.counters), so that announcing and withdrawing cannot flood the others.
 ANNOUNCED_PER_DAY = 3
-
-
-def _granted(session: Session, game: Game) -> list[tuple[Absence, Seat]]:
-    """The game's granted absences whose player still plays, soonest first."""
-    rows = session.execute(
-        select(Absence, Seat).join(Seat, Seat.id == Absence.seat_id)
-        .where(Absence.game_id == game.id, Absence.status == GRANTED,
-               Seat.status == "active")
-        .order_by(Absence.starts_at, Absence.id)).all()
-    return [(a, s) for a, s in rows]
-
-
-def covering(session: Session, game: Game, when: datetime) -> datetime | None:
-    """The end of an absence ``when`` falls in (the latest, if several), or None."""
-    ends = [as_utc(a.ends_at) for a, _ in _granted(session, game)
-            if as_utc(a.starts_at) <= when < as_utc(a.ends_at)]  # type: ignore[operator]
-    return max(ends) if ends else None  # type: ignore[type-var]
-
-
-def current(session: Session, game: Game, now: datetime) -> list[tuple[str, datetime, datetime]]:
-    """The absences not yet over: (power, or the address of a player without one yet,
-    start, end), soonest first."""
-    return [(s.power or s.address, as_utc(a.starts_at), as_utc(a.ends_at))  # type: ignore[misc]
-            for a, s in _granted(session, game) if as_utc(a.ends_at) > now]  # type: ignore[operator]
 
 
 def _open(session: Session, seat: Seat, now: datetime) -> Absence | None:

@@ -17,13 +17,12 @@ clock put it, so that an absence withdrawn gives it back.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, time, timedelta, timezone
 
 from sqlalchemy.orm import object_session
 
 from judge.utc import as_utc
-from judge.service.errors import GameError
+from judge.service.away import covering
 from judge.service.moments import ClockSetting
 from judge.store.models import Game, GameState
 from judge.zones import tz
@@ -34,28 +33,6 @@ DEFAULT_GRACE = 24 * 3600
 # A phase processed at most this long after its moment fell due begins at that moment
 # (the scheduler's own lateness); later, the judge was down (see phase_start).
 ON_TIME = timedelta(hours=1)
-_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-_DURATION_RE = re.compile(r"(\d+)\s*([dhms])")
-
-
-def parse_duration(text: str) -> int:
-    """``48h``, ``2d``, ``1d12h``, ``90m``, ``30s`` (a bare number is hours) → seconds."""
-    t = text.strip().lower()
-    if t.isdigit():
-        return int(t) * 3600
-    parts = _DURATION_RE.findall(t)
-    if not parts or _DURATION_RE.sub("", t).strip():
-        raise GameError(f'"{text}" is not a duration: write e.g. 48h, 2d, 1d12h or 90m')
-    return sum(int(n) * _UNITS[u] for n, u in parts)
-
-
-def format_duration(seconds: int) -> str:
-    out: list[str] = []
-    for unit, size in _UNITS.items():
-        if seconds >= size or (not out and unit == "s"):
-            out.append(f"{seconds // size}{unit}")
-            seconds %= size
-    return "".join(out)
 
 
 def duration_of(game: Game, phase_type: str) -> int:
@@ -108,9 +85,8 @@ def phase_start(due: datetime | None, now: datetime) -> datetime:
 
 
 def moved_by_absences(game: Game, when: datetime) -> datetime:
-    """``when``, or later if it falls in an absence (judge.service.absences): the end of the
+    """``when``, or later if it falls in an absence (SET ABSENCE): the end of the
     absence, at the first moment the game's clock allows."""
-    from judge.service.absences import covering
     session = object_session(game)
     if session is None:
         return when

@@ -23,8 +23,6 @@ from sqlalchemy.orm import Session
 from judge.core.scoring import GameResult
 
 from judge.service import game_rules
-from judge.service.errors import GameError
-from judge.service.events import Change, Event
 from judge.store.models import Game, Tournament
 
 ANONYMOUS = "ANONYMOUS"
@@ -49,22 +47,6 @@ def setting_name(game: Game) -> str:
     if is_anonymous(game):
         return "anonymous"
     return "public" if game.addresses_public else "private"
-
-
-def set_addresses(session: Session, game: Game, public: bool) -> list[Event]:
-    """SET ADDRESSES PUBLIC / PRIVATE, told to everyone in the game in a Parameter Change (an
-    unchanged setting is refused, so nothing is announced); an ANONYMOUS game refuses
-    PUBLIC."""
-    from judge.service.games import parameter_change  # games builds on this module
-    if public and is_anonymous(game):
-        raise GameError(f"{game.name} is an ANONYMOUS game: nobody but the master may learn"
-                        " who plays which power, so its addresses stay private.")
-    if bool(game.addresses_public) == public:
-        raise GameError(f"the addresses of {game.name} are already "
-                        f"{'public' if public else 'private'}; nothing changed.")
-    game.addresses_public = public
-    return [parameter_change(session, game,
-                             Change("addresses", how="public" if public else "private"))]
 
 
 def standings_players(session: Session, tournament: Tournament, results: Sequence[GameResult],

@@ -21,9 +21,8 @@ from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
 from judge.service import clock, disclosure, formal_state, game_rules, signon_guard
 from judge.service.errors import GameError
-from judge.service.events import (Change, Event, GameEnded, GameNotice, GameResumed,
-                                  GameStarted, ParameterChanged, PlayerRemoved, PowerAssigned,
-                                  SignonFailures)
+from judge.service.events import (Change, Event, GameEnded, GameNotice, GameStarted,
+                                  ParameterChanged, PlayerRemoved, PowerAssigned, SignonFailures)
 from judge.service.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, final_centres, holdings, load_position
 from judge.service.privacy import require_sight
@@ -362,23 +361,27 @@ def parameter_change(session: Session, game: Game, *changes: Change) -> Paramete
                             grace_until=clock.grace_until(game) if running else None)
 
 
+def set_addresses(session: Session, game: Game, public: bool) -> list[Event]:
+    """SET ADDRESSES PUBLIC / PRIVATE, told to everyone in the game in a Parameter Change (an
+    unchanged setting is refused, so nothing is announced); an ANONYMOUS game refuses
+    PUBLIC."""
+    if public and disclosure.is_anonymous(game):
+        raise GameError(f"{game.name} is an ANONYMOUS game: nobody but the master may learn"
+                        " who plays which power, so its addresses stay private.")
+    if bool(game.addresses_public) == public:
+        raise GameError(f"the addresses of {game.name} are already "
+                        f"{'public' if public else 'private'}; nothing changed.")
+    game.addresses_public = public
+    return [parameter_change(session, game,
+                             Change("addresses", how="public" if public else "private"))]
+
+
 def pause_game(session: Session, game: Game) -> list[Event]:
     if game.state != GameState.ACTIVE:
         raise GameError(f"{game.name} is {game.state}, not active.")
     game.state = GameState.PAUSED
     clock.stop_clock(game)
     return [notice(session, game, "paused")]
-
-
-def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
-    if game.state != GameState.PAUSED:
-        raise GameError(f"{game.name} is {game.state}, not paused.")
-    from judge.service.phases import is_ready  # phases builds on this module
-    game.state = GameState.ACTIVE
-    clock.start_clock(game, now)
-    return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
-                        phase=game.phase, deadline=clock.deadline_of(game),
-                        ready=is_ready(session, game))]
 
 
 def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:

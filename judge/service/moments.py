@@ -1,6 +1,6 @@
 """Reading the moments and clock settings people write in commands.
 
-A moment is a duration from now (``24h``, see :func:`judge.service.clock.parse_duration`), or a
+A moment is a duration from now (``24h``, see :func:`parse_duration`), or a
 date and time: ISO forms with or without an offset (``2026-11-24T18:00Z``,
 ``2026-11-24 18:00 +0100``), a date and time followed by a zone (``2026-11-24 18:00 CET``,
 ``… Europe/Paris``), a weekday and time (``Friday 18:00``: the next one), ``today`` or
@@ -13,6 +13,7 @@ deadlines may fall on (every day when none is named) and the zone the time is re
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
@@ -27,6 +28,30 @@ FORMS = ("a duration from now (24h, 2d, 1d12h), a date and time (2026-12-01 18:0
          " your zone: SET ZONE), with an offset or a zone if you like (2026-12-01 18:00 +0100,"
          " 2026-12-01 18:00 Europe/Paris, 2026-12-01T17:00Z) or a weekday and time"
          " (Friday 18:00)")
+
+
+_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_DURATION_RE = re.compile(r"(\d+)\s*([dhms])")
+
+
+def parse_duration(text: str) -> int:
+    """``48h``, ``2d``, ``1d12h``, ``90m``, ``30s`` (a bare number is hours) → seconds."""
+    t = text.strip().lower()
+    if t.isdigit():
+        return int(t) * 3600
+    parts = _DURATION_RE.findall(t)
+    if not parts or _DURATION_RE.sub("", t).strip():
+        raise GameError(f'"{text}" is not a duration: write e.g. 48h, 2d, 1d12h or 90m')
+    return sum(int(n) * _UNITS[u] for n, u in parts)
+
+
+def format_duration(seconds: int) -> str:
+    out: list[str] = []
+    for unit, size in _UNITS.items():
+        if seconds >= size or (not out and unit == "s"):
+            out.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return "".join(out)
 
 
 def weekday(word: str) -> int | None:
@@ -129,7 +154,6 @@ def _next(now: datetime, zone, at: time, day: int | None) -> datetime:
 
 def parse_when(text: str, now: datetime, zone: str | None = None) -> datetime:
     """A deadline: a duration from now, or a moment (:func:`parse_moment`)."""
-    from judge.service.clock import parse_duration
     moment = parse_moment(text, now, zone)
     if moment is not None:
         return moment.when

@@ -20,7 +20,7 @@ from judge.core.victory import winners, year_end_winners
 from judge.maps.document import results_by_power
 from judge.service import clock, draws, formal_games, formal_state, game_rules
 from judge.service.errors import GameError
-from judge.service.events import Event, GameEnded, PhaseProcessed
+from judge.service.events import Event, GameEnded, GameResumed, PhaseProcessed
 from judge.service.games import (audience, dummy_seats, notice, ordering_seats, seats,
                                  variant_title)
 from judge.service.orders import order_set, orders_for_adjudication, owed, stored_orders
@@ -95,6 +95,16 @@ def is_ready(session: Session, game: Game) -> bool:
     if not (players or dummies) or any(s.wait for s in players):
         return False
     return not _late(game, position_of(game), players + dummies)
+
+
+def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
+    if game.state != GameState.PAUSED:
+        raise GameError(f"{game.name} is {game.state}, not paused.")
+    game.state = GameState.ACTIVE
+    clock.start_clock(game, now)
+    return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
+                        phase=game.phase, deadline=clock.deadline_of(game),
+                        ready=is_ready(session, game))]
 
 
 def process_if_ready(session: Session, game: Game, now: datetime) -> list[Event]:

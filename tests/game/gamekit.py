@@ -15,7 +15,7 @@ from sqlalchemy import select
 from conftest import JUDGE_ADDRESS, body_of, make_mail
 from judge.config import Config, JudgeSection
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.mail.pipeline import Pipeline
+from judge.pipeline import Pipeline
 from judge.mail.worker import process_pending
 from judge.store.db import Store
 from judge.store.models import OutboxMessage

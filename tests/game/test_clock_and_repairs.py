@@ -13,7 +13,7 @@ from gamekit import Judge, signon, start_full_game
 from judge.utc import utcnow
 from judge.mail.game_mail import queue_events
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.mail.pipeline import Pipeline
+from judge.pipeline import Pipeline
 from judge.mail.worker import process_pending
 from judge.service.scheduler import due_games, run_due
 from judge.store.models import Game, PhaseSnapshot

@@ -23,7 +23,7 @@ from judge.utc import utcnow
 from judge.commands import registry
 from judge.core import initial_position, load_map
 from judge.mail.game_mail import queue_events
-from judge.mail.pipeline import Pipeline
+from judge.pipeline import Pipeline
 from judge.mail.worker import process_pending
 from judge.service.positions import dump_position
 from judge.service.scheduler import run_due

@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from conftest import JUDGE_ADDRESS, body_of, make_mail, read_maildir
 from judge.config import Config, JudgeSection, OutboundSection
-from judge.mail import pipeline
-from judge.mail.inject import inject
+from judge import pipeline
+from judge.inject import inject
 from judge.mail.replycap import Verdict, take_reply
 from judge.store.db import Store
 from judge.store.models import InboundMessage

@@ -229,7 +229,7 @@ def version_mail(name: str) -> Arrival:
 
 def test_one_failing_message_of_a_batch_is_rolled_back_alone(
         store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.mail.pipeline import Pipeline
+    from judge.pipeline import Pipeline
     from judge.store.models import OutboxMessage
     store_arrivals(store, [version_mail(n) for n in ("p1", "p2", "bad", "p3")])
     real_step = Pipeline._step

@@ -75,7 +75,7 @@ def test_pause_and_resume_stop_and_restart_the_clock(store) -> None:
         assert game.state == "paused"
         with pytest.raises(GameError, match="not active"):
             games.pause_game(session, game)
-        [resumed] = games.resume_game(session, game, NOW)
+        [resumed] = phases.resume_game(session, game, NOW)
         assert isinstance(resumed, GameResumed) and resumed.deadline is not None
         assert game.state == "active"
 

@@ -20,7 +20,7 @@ from judge.commands.registry import Role, command, positions, privacy_keyword
 from judge.config import Config
 from judge.core import load_map
 from judge.mail.game_mail import outgoing_for
-from judge.service import clock, game_rules, signon_guard
+from judge.service import clock, game_rules, moments, signon_guard
 from judge.service.errors import GameError
 from judge.service.formal_games import created_text
 from judge.service.games import (create_game, find_game, join_game, observe_game, role_seats,
@@ -67,11 +67,11 @@ def _parse_create(args: tuple[str, ...]) -> dict:
             if len(parts) not in (1, 3):
                 raise CommandError("DEADLINE takes one duration, or movement/retreat/adjustment"
                                    " durations, e.g. DEADLINE 48h/24h/24h.")
-            seconds = [clock.parse_duration(p) for p in parts]
+            seconds = [moments.parse_duration(p) for p in parts]
             opts["durations"] = dict(zip("MRA", seconds * 3 if len(seconds) == 1 else seconds))
             i += 2
         elif word == "GRACE" and i + 1 < len(args):
-            opts["grace"] = clock.parse_duration(args[i + 1])
+            opts["grace"] = moments.parse_duration(args[i + 1])
             i += 2
         elif word == "TOURNAMENT" and i + 1 < len(args):
             if i + 2 >= len(args):
@@ -217,10 +217,10 @@ def create_command(ctx: Context, cmd: Command) -> None:
         text += "No deadlines (NO_DEADLINE): phases move on when all have ordered, or by" \
                 " PROCESS.\n"
     else:
-        text += (f"Deadlines: movement {clock.format_duration(game.movement_seconds)}, "
-                 f"retreats {clock.format_duration(game.retreat_seconds)}, adjustments "
-                 f"{clock.format_duration(game.adjustment_seconds)}, grace "
-                 f"{clock.format_duration(game.grace_seconds)}.\n")
+        text += (f"Deadlines: movement {moments.format_duration(game.movement_seconds)}, "
+                 f"retreats {moments.format_duration(game.retreat_seconds)}, adjustments "
+                 f"{moments.format_duration(game.adjustment_seconds)}, grace "
+                 f"{moments.format_duration(game.grace_seconds)}.\n")
     formal = created_text(game)
     if formal:
         text += f"{formal}\n"

@@ -13,7 +13,7 @@ from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import with_privacy
 
 from judge.commands.registry import Role, command, positions
-from judge.service import absences, clock
+from judge.service import away, clock, moments
 from judge.service.disclosure import addresses_shown, setting_name
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
@@ -132,7 +132,7 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
                 deadline=ctx.when(clock.deadline_of(game)) if game.state == GameState.ACTIVE else "",
                 clock=clock.clock_setting(game), max_absence=game.max_absence_days,
                 absences=[(_absent(who, shown), ctx.when(start), ctx.when(end))
-                          for who, start, end in absences.current(ctx.session, game, ctx.now)],
+                          for who, start, end in away.current(ctx.session, game, ctx.now)],
                 addresses=setting_name(game),
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
                 private=is_private(game), open_seats=open_seats,
@@ -142,7 +142,7 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
                 civil_disorder="CIVIL_DISORDER" in rules_of(game),
                 cd_dummies="CD_DUMMIES" in rules_of(game),
                 waiting_for=[p.capitalize() for p in waiting_for],
-                durations=[clock.format_duration(x) for x in (
+                durations=[moments.format_duration(x) for x in (
                     game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
                     game.grace_seconds)])
 

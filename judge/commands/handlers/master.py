@@ -23,14 +23,14 @@ from judge.mail.game_mail import outgoing_for
 from judge.service.draws import resume_ended
 from judge.service.events import Change, Event
 from judge.service import game_rules
-from judge.service.games import (dummy_power, dummy_seats, leave, lock_game, make_dummy,
+from judge.service.games import (dummy_power, dummy_seats, leave, lock_game, make_dummy, set_addresses,
                                  parameter_change, pause_game, power_named, power_seat,
-                                 replace_player, resume_game, seats, start_game,
+                                 replace_player, seats, start_game,
                                  terminate_game)
 from judge.service.errors import CountedRefusal
 from judge.service.faults import ProcessingFault, guarded, record_fault
-from judge.service.phases import process_phase, rollback, rollforward, set_position
-from judge.service.disclosure import set_addresses
+from judge.service.phases import (process_phase, resume_game, rollback, rollforward,
+                                  set_position)
 from judge.service.privacy import set_privacy
 from judge.store.models import Game, GameState
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from judge.commands.context import Context
 from judge.commands.errors import CommandError
-from judge.commands.identity import copy_to_player
+from judge.commands.finishers import copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
 from judge.addresses import AddressError, checked_address

@@ -17,7 +17,7 @@ from judge.commands.parse import Command
 from judge.commands.registry import Role, command
 from judge.mail.game_mail import outgoing_for
 from judge.mail.times import clock_time, day_names
-from judge.service import absences, clock, game_rules
+from judge.service import absences, clock, game_rules, moments
 from judge.service.events import Change, Event
 from judge.service.games import lock_game, parameter_change, power_named, power_seat
 from judge.service.moments import parse_clock, parse_moment, parse_when
@@ -50,7 +50,7 @@ def _deadline_text(ctx: Context, game: Game) -> str:
 def set_deadline(ctx: Context, cmd: Command) -> None:
     game = _game(ctx)
     if len(cmd.args) == 2 and cmd.args[0].upper() in ("M", "R", "A", "ALL"):
-        seconds = clock.parse_duration(cmd.args[1])
+        seconds = moments.parse_duration(cmd.args[1])
         if seconds < 60:
             raise CommandError("a phase lasts at least a minute.")
         kinds = "MRA" if cmd.args[0].upper() == "ALL" else cmd.args[0].upper()
@@ -59,7 +59,7 @@ def set_deadline(ctx: Context, cmd: Command) -> None:
         _tell(ctx, [parameter_change(ctx.session, game,
                                      Change("duration", phases=kinds, seconds=seconds))])
         ctx.answer(cmd.line_no, cmd.text, f"Phases of type {cmd.args[0].upper()} now last "
-                   f"{clock.format_duration(seconds)}, from the next such phase on; everybody"
+                   f"{moments.format_duration(seconds)}, from the next such phase on; everybody"
                    " in the game is told.")
         return
     if not cmd.args:
@@ -93,12 +93,12 @@ def set_grace(ctx: Context, cmd: Command) -> None:
     if len(cmd.args) != 1:
         raise CommandError("SET GRACE needs a duration, e.g. SET GRACE 12h (0 for none).")
     game = _game(ctx)
-    game.grace_seconds = 0 if cmd.args[0] == "0" else clock.parse_duration(cmd.args[0])
+    game.grace_seconds = 0 if cmd.args[0] == "0" else moments.parse_duration(cmd.args[0])
     clock.schedule_next(game)
     _tell(ctx, [parameter_change(ctx.session, game,
                                  Change("grace", seconds=game.grace_seconds))])
     ctx.answer(cmd.line_no, cmd.text,
-               f"Grace is now {clock.format_duration(game.grace_seconds)}; everybody in the"
+               f"Grace is now {moments.format_duration(game.grace_seconds)}; everybody in the"
                " game is told.")
 
 

@@ -12,7 +12,7 @@ from email.utils import parseaddr
 
 from judge.config import Config
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.mail.pipeline import Pipeline
+from judge.pipeline import Pipeline
 from judge.mail.sender import deliver_due
 from judge.mail.transports import make_transport
 from judge.addresses import normalise

@@ -35,7 +35,7 @@ from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
 from judge.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
-from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing, signed_on_game
+from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing
 from judge.mail.outbox import enqueue
 from judge.mail.pictures import attachment_text
 from judge.mail.reading import ReadMail, read_message
@@ -43,7 +43,8 @@ from judge.mail.recipients import heard_from, screen
 from judge.mail.replycap import Verdict, take_reply
 from judge.mail.worker import mark_processed
 from judge.service.faults import tell_masters
-from judge.service.games import games_named
+from judge.service import clock
+from judge.service.games import games_named, variant_title
 from judge.service.passwords import precomputed
 from judge.store import counters
 from judge.store.db import Store
@@ -52,6 +53,18 @@ from judge.store.models import Game, GameState, InboundMessage, Seat
 log = logging.getLogger("judge.pipeline")
 
 PLAYING = (GameState.FORMING, GameState.ACTIVE, GameState.PAUSED)
+
+
+def signed_on_game(ctx: Context) -> dict[str, Any] | None:
+    """The game the mail signed on to (the last SIGNON's), as the reply's subject and header
+    name it: name, variant, the phase it is at now and its deadline; None without one."""
+    game_id = ctx.identity.game_id if ctx.identity is not None else None
+    game = ctx.session.get(Game, game_id) if game_id else None
+    if game is None:
+        return None
+    running = game.state == GameState.ACTIVE
+    return dict(name=game.name, variant=variant_title(game), phase=game.phase,
+                deadline=clock.deadline_of(game) if running else None)
 
 
 @dataclass
