@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -42,10 +43,18 @@ MODE_COMMANDS = {
 
 @dataclass
 class VoteOutcome:
-    """What a vote did: the reply's text and the announcements it caused."""
+    """What a vote did, as data: ``kind`` names the template that words the reply
+    (templates/votes/<kind>.txt) and ``facts`` are its values; ``events`` are the
+    announcements it caused (the game's end, a proposal told to the others)."""
 
-    text: str
+    kind: str
+    facts: dict[str, Any] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
+
+    @property
+    def ended(self) -> GameEnded | None:
+        """The game's end, when this vote passed."""
+        return next((e for e in self.events if isinstance(e, GameEnded)), None)
 
 
 # --------------------------------------------------------------------------- lookups
@@ -201,17 +210,11 @@ def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
                       reason=outcome.reason, centres=final_centres(pos))]
 
 
-def _after_vote(session: Session, game: Game, now: datetime, text: str) -> VoteOutcome:
-    events = _check(session, game, now)
-    if events:
-        ended = events[0]
-        assert isinstance(ended, GameEnded)
-        what = (f"a draw of {_names(ended.members)}" if ended.how == "draw"
-                else f"a concession to {_name(ended.members[0])}")
-        text += f"\nThe vote has passed: {game.name} ends in {what}. Everybody is told."
-    else:
-        text += f"\nThe vote lasts until {game.phase} is processed."
-    return VoteOutcome(text, events)
+def _after_vote(session: Session, game: Game, now: datetime, kind: str,
+                **facts: Any) -> VoteOutcome:
+    """The vote is cast: whether it ends the game now, and what the reply says of it."""
+    return VoteOutcome(kind, dict(facts, game=game.name, phase=game.phase),
+                       _check(session, game, now))
 
 
 # --------------------------------------------------------------------------- DIAS, NoDIAS
@@ -224,9 +227,7 @@ def set_draw(session: Session, game: Game, power: str, listed: str, now: datetim
             raise GameError(f"{game.name} is a DIAS game: a draw includes every survivor, so "
                             f"SET DRAW takes no list; your previous vote stands.")
         _put(session, game, power, "draw", "ALL", now)
-        return _after_vote(session, game, now,
-                           f"{_name(power)} accepts a draw of all survivors "
-                           f"({_names(alive)}).")
+        return _after_vote(session, game, now, "draw_all", power=power, alive=list(alive))
     if not listed.strip():
         raise GameError(f"{game.name} is a NoDIAS game: SET DRAW needs the list of powers "
                         f"you would share a draw with, e.g. SET DRAW AEF; your previous vote "
@@ -236,23 +237,14 @@ def set_draw(session: Session, game: Game, power: str, listed: str, now: datetim
         raise _refuse(found)
     ordered = [p for p in _powers(game) if p in found]
     _put(session, game, power, "draw", " ".join(ordered), now)
-    if power in found:
-        meaning = ("any draw of these powers that includes you" if len(found) > 1
-                   else "only a concession to you")
-    else:
-        meaning = "any draw of these powers, with or without you"
-    return _after_vote(session, game, now,
-                       f"{_name(power)} votes SET DRAW {_names(ordered)}: {meaning}.")
+    return _after_vote(session, game, now, "draw_list", power=power, listed=ordered,
+                       included=power in found)
 
 
 def set_nodraw(session: Session, game: Game, power: str, now: datetime) -> VoteOutcome:
     _voter(game, power, "SET NODRAW", ("DIAS", "NODIAS"))
     _drop(session, game, power, "draw")
-    if mode_of(game) == "DIAS":
-        text = f"{_name(power)} does not accept a draw."
-    else:
-        text = f"{_name(power)} accepts no draw, only a concession to {_name(power)}."
-    return _after_vote(session, game, now, text)
+    return _after_vote(session, game, now, "nodraw", power=power, dias=mode_of(game) == "DIAS")
 
 
 def set_concede(session: Session, game: Game, power: str, target_text: str,
@@ -263,18 +255,15 @@ def set_concede(session: Session, game: Game, power: str, target_text: str,
         raise _refuse(target)
     if target == power:
         _drop(session, game, power, "concede")
-        return _after_vote(session, game, now,
-                           f"A concession to your own power counts as no concession: "
-                           f"{_name(power)} concedes to nobody.")
+        return _after_vote(session, game, now, "concede", power=power, target=power)
     _put(session, game, power, "concede", target, now)
-    return _after_vote(session, game, now, f"{_name(power)} concedes the game to "
-                                           f"{_name(target)}.")
+    return _after_vote(session, game, now, "concede", power=power, target=target)
 
 
 def set_noconcede(session: Session, game: Game, power: str, now: datetime) -> VoteOutcome:
     _voter(game, power, "SET NOCONCEDE", ("DIAS", "NODIAS"))
     _drop(session, game, power, "concede")
-    return _after_vote(session, game, now, f"{_name(power)} concedes to nobody.")
+    return _after_vote(session, game, now, "noconcede", power=power)
 
 
 # --------------------------------------------------------------------------- PROPOSE_DIAS
@@ -289,10 +278,8 @@ def _proposal(session: Session, game: Game) -> core.Proposal | None:
     return core.Proposal("concede", rows[0].power, words[1])
 
 
-def _proposal_text(proposal: core.Proposal) -> str:
-    if proposal.kind == "dias":
-        return "a draw of all survivors (PROPOSE DIAS)"
-    return f"a concession to {_name(proposal.target or '')} (PROPOSE CONCEDE)"
+def _proposal_facts(proposal: core.Proposal) -> dict[str, Any]:
+    return {"kind": proposal.kind, "target": proposal.target}
 
 
 def propose(session: Session, game: Game, power: str, what: str, now: datetime) -> VoteOutcome:
@@ -323,11 +310,10 @@ def propose(session: Session, game: Game, power: str, what: str, now: datetime) 
     _put(session, game, power, "proposal", "DIAS" if target is None else f"CONCEDE {target}",
          now)
     announcement = notice(session, game, "proposal", target=target)
-    cast = _after_vote(session, game, now, f"You propose {_proposal_text(made)}; the game "
-                                           f"is told, without your name.")
-    if cast.events:
-        return cast
-    return VoteOutcome(cast.text, [announcement])
+    cast = _after_vote(session, game, now, "propose", proposal=_proposal_facts(made))
+    if not cast.events:
+        cast.events.append(announcement)
+    return cast
 
 
 def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -> VoteOutcome:
@@ -343,12 +329,9 @@ def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -
     if proposal.proposer == power:
         raise GameError("you made the proposal: it counts as your YES.")
     _put(session, game, power, "answer", "YES" if yes else "NO", now)
-    cast = _after_vote(session, game, now, f"{_name(power)} answers "
-                                           f"{'YES' if yes else 'NO'} to "
-                                           f"{_proposal_text(proposal)}.")
+    cast = _after_vote(session, game, now, "answer", power=power, yes=yes,
+                       proposal=_proposal_facts(proposal))
     if not yes:
-        cast.text = (f"{_name(power)} answers NO: the proposal "
-                     f"{_proposal_text(proposal)} is rejected.")
         cast.events.append(notice(session, game, "proposal_rejected",
                                   target=proposal.target))
     return cast
@@ -363,16 +346,8 @@ def vote_no_dias(session: Session, game: Game, power: str, word: str, now: datet
     if isinstance(vote, core.VoteError):
         raise _refuse(vote)
     _put(session, game, power, "nodias", vote.text(), now)
-    return _after_vote(session, game, now, f"{_name(power)} votes {vote.text()}: "
-                                           f"{describe_no_dias(vote)}.")
-
-
-def describe_no_dias(vote: core.NoDiasVote) -> str:
-    if vote.loss:
-        return "any result without you"
-    if vote.limit == 1:
-        return "only a win for you"
-    return f"a draw of at most {vote.limit} powers that includes you"
+    return _after_vote(session, game, now, "no_dias", power=power, vote=vote.text(),
+                       loss=vote.loss, limit=vote.limit)
 
 
 def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> VoteOutcome:
@@ -392,9 +367,9 @@ def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> 
 
 # --------------------------------------------------------------------------- the master
 
-def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Event]]:
+def set_nodias(session: Session, game: Game, nodias: bool) -> VoteOutcome:
     """SET DIAS / SET NODIAS: announced to the game, every vote cleared."""
-    word = "NoDIAS" if nodias else "DIAS"
+    facts = dict(game=game.name, nodias=nodias)
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     chosen = sorted(rules_of(game) & {"PROPOSE_DIAS", "NO_DIAS"})
@@ -402,11 +377,11 @@ def set_nodias(session: Session, game: Game, nodias: bool) -> tuple[str, list[Ev
         raise GameError(f"{game.name} votes by its rule {chosen[0]}; SET DIAS and SET NODIAS "
                         f"do not apply to it.")
     if game.nodias == nodias:
-        return f"{game.name} is already {word}; nothing changed.", []
+        return VoteOutcome("draw_mode", dict(facts, changed=False))
     game.nodias = nodias
     clear_votes(session, game)
-    return f"{game.name} is now {word}; every vote was cleared.", [
-        notice(session, game, "draw_mode", nodias=nodias)]
+    return VoteOutcome("draw_mode", dict(facts, changed=True),
+                       [notice(session, game, "draw_mode", nodias=nodias)])
 
 
 def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:

@@ -38,12 +38,18 @@ def _voter(ctx: Context, name: str) -> tuple[Game, str]:
     return lock_game(ctx.session, identity.game_id), identity.power
 
 
+def _answer(ctx: Context, cmd: Command, cast: VoteOutcome) -> None:
+    """The vote's announcements are queued, and the reply words what it did."""
+    ctx.outgoing.extend(outgoing_for(cast.events, ctx.config.judge.name))
+    ctx.answer(cmd.line_no, cmd.text,
+               ctx.render(f"votes/{cast.kind}.txt", ended=cast.ended, **cast.facts))
+
+
 def _vote_command(name: str, syntax: str, summary: str, act: VoteAction) -> None:
     def handler(ctx: Context, cmd: Command) -> None:
         game, power = _voter(ctx, name)
         cast = act(ctx, game, power, cmd)
-        ctx.outgoing.extend(outgoing_for(cast.events, ctx.config.judge.name))
-        ctx.answer(cmd.line_no, cmd.text, cast.text)
+        _answer(ctx, cmd, cast)
     handler.__name__ = name.lower().replace(" ", "_") + "_command"
     command(*name.split(), roles=Role.SIGNED_ON, syntax=syntax, summary=summary)(handler)
 
@@ -91,9 +97,7 @@ def _set_mode(nodias: bool) -> None:
         _no_args(cmd)
         identity = ctx.signed_on
         game = lock_game(ctx.session, identity.game_id)
-        text, events = draws.set_nodias(ctx.session, game, nodias)
-        ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
-        ctx.answer(cmd.line_no, cmd.text, text)
+        _answer(ctx, cmd, draws.set_nodias(ctx.session, game, nodias))
     handler.__name__ = name.lower().replace(" ", "_") + "_command"
     summary = ("draws may leave survivors out (clears all votes)" if nodias
                else "every draw includes all survivors (clears all votes)")
