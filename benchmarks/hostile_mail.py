@@ -25,7 +25,7 @@ from sqlalchemy import event, func, select
 
 from judge.config import Config, JudgeSection
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.mail.pipeline import Pipeline
+from judge.pipeline import Pipeline
 from judge.mail.worker import process_pending
 from judge.store.db import Store
 from judge.store.models import InboundMessage, OutboxMessage

@@ -39,7 +39,7 @@ from judge.utc import utcnow  # noqa: E402
 from judge.config import Config, JudgeSection  # noqa: E402
 from judge.core import initial_position, load_map  # noqa: E402
 from judge.mail.intake import Arrival, store_arrivals  # noqa: E402
-from judge.mail.pipeline import Pipeline  # noqa: E402
+from judge.pipeline import Pipeline  # noqa: E402
 from judge.mail import worker  # noqa: E402
 from judge.service import passwords  # noqa: E402
 from judge.service.positions import dump_position  # noqa: E402
