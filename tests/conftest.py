@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email
 import os
+import shutil
 import signal
 import smtplib
 import socket
@@ -62,12 +63,18 @@ class _PostgresDatabases:
         self.base = make_url(url)
         self.admin = create_engine(self.base, isolation_level="AUTOCOMMIT")
 
-    def create(self) -> str:
+    def create(self, template: str = "template0", name: str | None = None) -> str:
         from sqlalchemy import text
-        name = f"judge_test_{uuid.uuid4().hex[:16]}"
+        name = name or f"judge_test_{uuid.uuid4().hex[:16]}"
         with self.admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE template0'))
+            conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
         return self.base.set(database=name).render_as_string(hide_password=False)
+
+    def refill(self, url: str, template: str) -> None:
+        """The database of ``url`` again, as a copy of ``template``."""
+        from sqlalchemy.engine import make_url
+        self.drop(url)
+        self.create(template, make_url(url).database)
 
     def drop(self, url: str) -> None:
         from sqlalchemy import text
@@ -239,26 +246,59 @@ def db_url(tmp_path: Path, _pg_databases: _PostgresDatabases | None) -> Iterator
     _pg_databases.drop(url)
 
 
-@pytest.fixture
-def store(db_url: str) -> Iterator[Any]:
-    """A real store with the schema created, disposed after the test."""
+@pytest.fixture(scope="session")
+def _head_template(tmp_path_factory: pytest.TempPathFactory,
+                   _pg_databases: _PostgresDatabases | None) -> Iterator[str]:
+    """One database per test process with the schema at the head, which tests that need the
+    schema start from a copy of (copying a file or a PostgreSQL template is many times faster
+    than running every migration again): a SQLite file's path, or a PostgreSQL database name."""
+    from sqlalchemy.engine import make_url
     from judge.store.db import Store
     from judge.store.schema import ensure_schema
-    s = Store(db_url)
-    ensure_schema(s.engine)
+    url = (f"sqlite:///{tmp_path_factory.mktemp('head') / 'judge.db'}" if _pg_databases is None
+           else _pg_databases.create())
+    migrated = Store(url)
+    ensure_schema(migrated.engine)
+    migrated.dispose()
+    yield make_url(url).database or ""
+    if _pg_databases is not None:
+        _pg_databases.drop(url)
+
+
+@pytest.fixture
+def migrated_db_url(db_url: str, _head_template: str,
+                    _pg_databases: _PostgresDatabases | None) -> str:
+    """The test's database (``db_url``, the same URL) with the schema at the head."""
+    if _pg_databases is None:
+        from sqlalchemy.engine import make_url
+        path = Path(make_url(db_url).database or "")
+        if not path.exists():
+            shutil.copyfile(_head_template, path)
+    else:
+        _pg_databases.refill(db_url, _head_template)
+    return db_url
+
+
+@pytest.fixture
+def store(migrated_db_url: str) -> Iterator[Any]:
+    """A real store with the schema at the head, disposed after the test."""
+    from judge.store.db import Store
+    from judge.store.schema import ensure_schema
+    s = Store(migrated_db_url)
+    ensure_schema(s.engine)  # only checks: the copy is at the head
     yield s
     s.dispose()
 
 
 @pytest.fixture
-def judge_factory(tmp_path: Path, db_url: str) -> Iterator[Callable[..., RunningJudge]]:
+def judge_factory(tmp_path: Path, migrated_db_url: str) -> Iterator[Callable[..., RunningJudge]]:
     """Starts ``judge serve`` processes; all of one test share its database and Maildir."""
     started: list[RunningJudge] = []
 
     def start(**overrides: str) -> RunningJudge:
         listen = overrides.get("JUDGE_INTAKE_LISTEN")
         port = int(listen.rpartition(":")[2]) if listen else free_port()
-        env = judge_env(tmp_path, port, db_url, **overrides)
+        env = judge_env(tmp_path, port, migrated_db_url, **overrides)
         # A second daemon in the same test (sharing the database) logs to a file of its own.
         name = f"serve-{len(started) + 1}.log" if started else "serve.log"
         running = RunningJudge(tmp_path, port, env, log_name=name).start()

@@ -91,8 +91,8 @@ class Judge:
 
 
 @pytest.fixture
-def judge_in_process(db_url: str) -> Iterator[Judge]:
-    store = Store(db_url)
+def judge_in_process(migrated_db_url: str) -> Iterator[Judge]:
+    store = Store(migrated_db_url)
     ensure_schema(store.engine)
     config = Config(judge=JudgeSection(address=JUDGE_ADDRESS, replies_per_day=10_000))
     yield Judge(store, config)
