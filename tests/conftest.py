@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import pytest
 
@@ -93,6 +93,41 @@ def _pg_databases() -> Iterator[_PostgresDatabases | None]:
     databases = _PostgresDatabases(PG_URL)
     yield databases
     databases.admin.dispose()
+
+
+def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None,
+            cwd: Path | None = None, input: str | bytes | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    """``judge <args>`` run in this process through click's CliRunner, with the environment
+    ``env`` (as a process started with it would have: our variables it lacks are unset) in
+    ``cwd``; the result reads like subprocess.run's.  A process costs a Python start and the
+    imports each time; the tests of the installed program itself (``serve``, the entry
+    point, ``adjudicate``'s start-up) still start one."""
+    import logging
+
+    from click.testing import CliRunner
+
+    from judge.cli import main
+    given = dict(os.environ if env is None else env)
+    overlay: dict[str, str | None] = {k: None for k in os.environ if k not in given}
+    overlay.update(given)
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level  # the CLI sets up logging of its own
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        result = CliRunner().invoke(main, list(args), input=input, env=overlay,
+                                    catch_exceptions=False)
+    finally:
+        os.chdir(here)
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in handlers:
+            root.addHandler(handler)
+        root.setLevel(level)
+    return subprocess.CompletedProcess(["judge", *args], result.exit_code, result.stdout,
+                                       result.stderr)
 
 
 def free_port() -> int:
@@ -230,9 +265,8 @@ class RunningJudge:
         raise AssertionError(f"the judge did not finish its queues in {timeout} s:\n{self.log()}")
 
     def cli(self, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([JUDGE_EXE, *args], env=self.env, cwd=self.tmp, input=(
-            input.decode() if input is not None else None), capture_output=True, text=True,
-            timeout=60)
+        return run_cli(args, env=self.env, cwd=self.tmp,
+                       input=input.decode() if input is not None else None)
 
 
 @pytest.fixture

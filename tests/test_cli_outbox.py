@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import JUDGE_EXE
+from conftest import run_cli
 from judge.config import Config, JudgeSection
 from judge.mail.compose import Composer
 from judge.mail.outbox import enqueue
@@ -22,8 +22,7 @@ NOW = datetime(2026, 11, 28, 12, 0, tzinfo=timezone.utc)
 def outbox(db_url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env["JUDGE_DATABASE_URL"] = db_url
-    return subprocess.run([JUDGE_EXE, "outbox", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+    return run_cli(["outbox", *args], env=env, cwd=cwd)
 
 
 def add(store: Store, to: str, subject: str, status: str, attempts: int = 0,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import JUDGE_EXE
+from conftest import run_cli
 from judge.config import ConfigError, load_config
 
 
@@ -177,8 +177,7 @@ def test_bad_environment_override_is_a_config_error(var: str, value: str, expect
 
 
 def run_judge(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([JUDGE_EXE, *args], env=clean_env(**env), cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return run_cli(args, env=clean_env(**env), cwd=cwd)
 
 
 @pytest.mark.parametrize("text", [BAD_FILES["bad TOML"][0], BAD_FILES["unknown key"][0],

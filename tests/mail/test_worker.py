@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from conftest import JUDGE_EXE
+from conftest import run_cli
 from judge.utc import utcnow
 from judge.config import Config, JudgeSection, WorkerSection
 from judge.mail.intake import Arrival, store_arrivals
@@ -155,8 +155,7 @@ def test_messages_are_processed_in_arrival_order(store: Store, config: Config) -
 def run_judge(db_url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env["JUDGE_DATABASE_URL"] = db_url
-    return subprocess.run([JUDGE_EXE, *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=60)
+    return run_cli(args, env=env, cwd=cwd)
 
 
 def test_inbound_list_and_retry(store: Store, config: Config, db_url: str,

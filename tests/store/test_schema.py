@@ -18,7 +18,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from conftest import JUDGE_EXE
+from conftest import run_cli
 from judge.store.db import Store
 from judge.store.models import Base
 from judge.store.schema import (SchemaOutOfDate, alembic_config, current_revision, downgrade,
@@ -49,8 +49,7 @@ def cli_env(url: str) -> dict[str, str]:
 
 
 def run_judge(url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([JUDGE_EXE, *args], env=cli_env(url), cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+    return run_cli(args, env=cli_env(url), cwd=cwd)
 
 
 def tables(store: Store) -> set[str]:
