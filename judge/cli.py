@@ -245,13 +245,13 @@ def _pick(model: Any, ids: tuple[int, ...], all_failed: bool, session: Any) -> l
 @click.pass_obj
 def outbox_retry(obj: CliState, ids: tuple[int, ...], all_failed: bool) -> None:
     """Send failed (or pending) mail again at once."""
-    from judge.store.models import OutboxMessage
+    from judge.store.models import OutboxMessage, OutboxStatus
     if not ids and not all_failed:
         _fail("name message ids, or --failed")
     with obj.store().transaction() as s:
         rows = _pick(OutboxMessage, ids, all_failed, s)
         for m in rows:
-            if m.status == "sent":
+            if m.status == OutboxStatus.SENT:
                 _fail(f"message {m.id} was already sent")
             if not m.raw:
                 _fail(f"message {m.id} has no text any more ([retention] raw_mail_days)")
@@ -264,13 +264,13 @@ def outbox_retry(obj: CliState, ids: tuple[int, ...], all_failed: bool) -> None:
 @click.pass_obj
 def outbox_drop(obj: CliState, ids: tuple[int, ...]) -> None:
     """Give up on outgoing mail; it stays listed as dropped."""
-    from judge.store.models import OutboxMessage
+    from judge.store.models import OutboxMessage, OutboxStatus
     with obj.store().transaction() as s:
         rows = _pick(OutboxMessage, ids, False, s)
         for m in rows:
-            if m.status == "sent":
+            if m.status == OutboxStatus.SENT:
                 _fail(f"message {m.id} was already sent")
-            m.status = "dropped"
+            m.status = OutboxStatus.DROPPED
     click.echo(f"{len(rows)} message(s) dropped")
 
 
@@ -329,15 +329,15 @@ def inbound_list(obj: CliState, status: str, limit: int) -> None:
 @click.pass_obj
 def inbound_retry(obj: CliState, ids: tuple[int, ...], all_failed: bool) -> None:
     """Process messages that were set aside once more."""
-    from judge.store.models import InboundMessage
+    from judge.store.models import InboundMessage, InboundStatus
     if not ids and not all_failed:
         _fail("name message ids, or --failed")
     with obj.store().transaction() as s:
         rows = _pick(InboundMessage, ids, all_failed, s)
         for m in rows:
-            if m.status != "failed":
+            if m.status != InboundStatus.FAILED:
                 _fail(f"message {m.id} is {m.status}, not failed")
-            m.status, m.attempts, m.lease_until = "new", 0, None
+            m.status, m.attempts, m.lease_until = InboundStatus.NEW, 0, None
     click.echo(f"{len(rows)} message(s) queued again; a running daemon processes them shortly")
 
 

@@ -48,7 +48,8 @@ from judge.service.games import games_named, variant_title
 from judge.service.passwords import precomputed
 from judge.store import counters
 from judge.store.db import Store
-from judge.store.models import Game, GameState, InboundMessage, Seat
+from judge.store.models import (Game, GameState, InboundMessage, InboundStatus, Seat, SeatKind,
+                                SeatStatus)
 
 log = logging.getLogger("judge.pipeline")
 
@@ -113,7 +114,7 @@ class Pipeline:
         run = MessageRun(inbound_id, utcnow())
         with store.reading() as session:
             row = session.get(InboundMessage, inbound_id)
-            if row is None or row.status != "new":
+            if row is None or row.status != InboundStatus.NEW:
                 return False
             self._read(run, session, row)
         return self._finish(store, run)
@@ -135,7 +136,7 @@ class Pipeline:
         finished it (the caller must roll back what this wrote)."""
         row = session.get(InboundMessage, run.inbound_id, with_for_update=True,
                           populate_existing=True)
-        if row is None or row.status != "new":
+        if row is None or row.status != InboundStatus.NEW:
             return False  # someone else finished it
         outcome = self._step(run, session, row)
         if outcome is None:
@@ -161,7 +162,7 @@ class Pipeline:
                 run = MessageRun(inbound_id, utcnow())
                 try:
                     row = session.get(InboundMessage, inbound_id)
-                    if row is None or row.status != "new":
+                    if row is None or row.status != InboundStatus.NEW:
                         continue
                     self._read(run, session, row)
                 except Exception as exc:
@@ -295,7 +296,7 @@ class Pipeline:
         """The master of a game in play may need more replies (LIST every phase)."""
         master = session.scalars(
             select(Seat.id).join(Game, Game.id == Seat.game_id)
-            .where(Seat.address == address, Seat.kind == "master", Seat.status == "active",
+            .where(Seat.address == address, Seat.kind == SeatKind.MASTER, Seat.status == SeatStatus.ACTIVE,
                    Game.state.in_(PLAYING)).limit(1)).first()
         judge = self.config.judge
         return max(judge.master_replies_per_day, judge.replies_per_day) if master \

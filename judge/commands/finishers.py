@@ -15,14 +15,14 @@ from judge.service.faults import ProcessingFault, guarded
 from judge.service.games import lock_game, variant_title
 from judge.service.orders import order_set, stored_orders
 from judge.service.phases import position_of, process_if_ready
-from judge.store.models import Game, GameState, Seat
+from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 
 
 def copy_to_player(ctx: Context, identity: Identity, seat: Seat) -> None:
     """Orders the master gave a power that has a player (BECOME): its player gets a copy of
     the power's orders once the mail is done (before the phase may be processed)."""
     key = f"copy:{seat.id}"
-    if identity.role & Role.MASTER and seat.status == "active" and key not in ctx.finishers:
+    if identity.role & Role.MASTER and seat.status == SeatStatus.ACTIVE and key not in ctx.finishers:
         # before any processing asked for earlier in the mail: the copy is of this phase
         ready = [i for i, k in enumerate(ctx.finishers) if k.startswith("ready:")]
         ctx.finishers.insert(ready[0] if ready else len(ctx.finishers), key)
@@ -31,7 +31,7 @@ def copy_to_player(ctx: Context, identity: Identity, seat: Seat) -> None:
 def order_summary(ctx: Context, seat_id: int) -> None:
     """The reply lists the power's full order set and the units still without orders."""
     seat = ctx.session.get(Seat, seat_id)
-    if seat is None or seat.power is None or seat.kind != "power":
+    if seat is None or seat.power is None or seat.kind != SeatKind.POWER:
         return
     game = ctx.session.get(Game, seat.game_id)
     assert game is not None
@@ -48,7 +48,7 @@ def copy_orders(ctx: Context, seat_id: int) -> None:
     """The player of a power the master ordered for is sent the power's orders as they now
     stand (not when the player's own address gets the reply anyway)."""
     seat = ctx.session.get(Seat, seat_id)
-    if seat is None or seat.power is None or seat.status != "active":
+    if seat is None or seat.power is None or seat.status != SeatStatus.ACTIVE:
         return
     if seat.address == ctx.mail.sender:  # the reply itself tells them
         return

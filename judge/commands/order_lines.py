@@ -19,7 +19,7 @@ from judge.service.errors import GameError
 from judge.service.formal_orders import enter_order_line
 from judge.service.games import lock_game
 from judge.service.phases import position_of
-from judge.store.models import Game, GameState, Seat
+from judge.store.models import Game, GameState, Seat, SeatStatus
 
 
 def handle_order_line(ctx: Context, identity: Identity, line: OtherLine) -> None:
@@ -60,7 +60,8 @@ def _order(ctx: Context, identity: Identity, line: OtherLine) -> None:
     seat = ctx.session.get(Seat, identity.power_seat_id)
     assert seat is not None
     # a dummy's orders come from the master (BECOME)
-    if seat.status != "active" and not (seat.status == "dummy" and identity.role & Role.MASTER):
+    mastered = seat.status == SeatStatus.DUMMY and bool(identity.role & Role.MASTER)
+    if seat.status != SeatStatus.ACTIVE and not mastered:
         raise CommandError(f"you no longer play {identity.power.capitalize()}.")
     # the reply lists the power's orders even when every line is refused: a refused
     # line leaves the unit's previous order in place, and the player should see it

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from judge.utc import utcnow
 from judge.mail.compose import Copies
-from judge.store.models import OutboxMessage
+from judge.store.models import OutboxMessage, OutboxStatus
 
 
 def enqueue(session: Session, msg: EmailMessage, *, inbound_id: int | None = None,
@@ -42,7 +42,7 @@ def _queue(session: Session, *, message_id: str, mail_from: str, recipients: lis
     now = utcnow()
     row = OutboxMessage(created_at=now, message_id=message_id, mail_from=mail_from,
                         recipients=",".join(recipients), subject=subject, raw=raw,
-                        status="pending", attempts=0, next_attempt_at=now,
+                        status=OutboxStatus.PENDING, attempts=0, next_attempt_at=now,
                         inbound_id=inbound_id, attachment=attachment)
     session.add(row)
     return row

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 
 from judge.store.db import Store
-from judge.store.models import InboundMessage, OutboxMessage
+from judge.store.models import InboundMessage, InboundStatus, OutboxMessage, OutboxStatus
 
 log = logging.getLogger("judge.retention")
 
@@ -44,14 +44,15 @@ def pause_seconds(days: float) -> float:
 def purge_inbound(store: Store, days: float, now: datetime) -> int:
     """Delete the raw text of received mail processed more than ``days`` days ago."""
     cutoff = now - timedelta(days=days)
-    return _purge(store, InboundMessage, InboundMessage.status.in_(("done", "ignored")),
+    return _purge(store, InboundMessage,
+                  InboundMessage.status.in_((InboundStatus.DONE, InboundStatus.IGNORED)),
                   InboundMessage.processed_at < cutoff)
 
 
 def purge_outbox(store: Store, days: float, now: datetime) -> int:
     """Delete the raw text of mail sent (or dropped) more than ``days`` days ago."""
     cutoff = now - timedelta(days=days)
-    return _purge(store, OutboxMessage, OutboxMessage.status.in_(("sent", "dropped")),
+    return _purge(store, OutboxMessage, OutboxMessage.status.in_((OutboxStatus.SENT, OutboxStatus.DROPPED)),
                   func.coalesce(OutboxMessage.sent_at, OutboxMessage.created_at) < cutoff)
 
 

@@ -27,7 +27,7 @@ from judge.mail.pictures import with_pictures
 from judge.mail.transports import PermanentFailure, TemporaryFailure, Transport
 from judge.store.db import Store
 from judge.store.leases import owner_id
-from judge.store.models import OutboxMessage
+from judge.store.models import OutboxMessage, OutboxStatus
 
 log = logging.getLogger("judge.sender")
 
@@ -48,7 +48,7 @@ def _claim(store: Store, limit: int) -> list[OutboxMessage]:
     with store.transaction() as session:
         rows = list(session.scalars(
             select(OutboxMessage)
-            .where(OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now,
+            .where(OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now,
                    or_(OutboxMessage.lease_until.is_(None), OutboxMessage.lease_until < now))
             .order_by(OutboxMessage.id).limit(limit)
             .with_for_update(skip_locked=True)))
@@ -61,7 +61,7 @@ def _claim(store: Store, limit: int) -> list[OutboxMessage]:
 _OUTBOX = cast(Table, OutboxMessage.__table__)
 _MARK_SENT = (update(_OUTBOX)
               .where(_OUTBOX.c.id == bindparam("row_id"))
-              .values(status="sent", sent_at=bindparam("at"),
+              .values(status=OutboxStatus.SENT, sent_at=bindparam("at"),
                       attempts=_OUTBOX.c.attempts + 1, lease_until=None,
                       lease_owner=None, last_error=bindparam("note")))
 
@@ -120,7 +120,7 @@ def deliver_due(store: Store, transport: Transport, config: Config, limit: int =
 def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMessage,
              marks: SentMarks) -> None:
     recipients = [r for r in row.recipients.split(",") if r]
-    status, error, note = "sent", None, None
+    status, error, note = OutboxStatus.SENT, None, None
     # pictures are drawn now, never in the transaction that queued the mail
     raw = with_pictures(row.raw, row.attachment) if row.attachment and row.raw else row.raw
     try:
@@ -128,14 +128,14 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
             raise PermanentFailure("no text to send any more")
         note = transport.send(row.mail_from, recipients, raw, key=row.message_id)
     except PermanentFailure as exc:
-        status, error = "failed", f"permanent: {exc}"
+        status, error = OutboxStatus.FAILED, f"permanent: {exc}"
     except TemporaryFailure as exc:
-        status, error = "pending", f"temporary: {exc}"
+        status, error = OutboxStatus.PENDING, f"temporary: {exc}"
     except Exception as exc:  # a transport bug must not kill the sender; retry later
         log.exception("outbox %s: unexpected error while sending", row.id)
-        status, error = "pending", f"unexpected: {exc!r}"
+        status, error = OutboxStatus.PENDING, f"unexpected: {exc!r}"
     now = utcnow()
-    if status == "sent":
+    if status == OutboxStatus.SENT:
         # The relay has it: recorded with the next few (the at-least-once window).
         marks.add(row, note, now)
         log.info("outbox %s sent to %s: message %s, %r (inbound %s)", row.id,
@@ -148,14 +148,14 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
         fresh.attempts += 1
         fresh.lease_until = fresh.lease_owner = None
         fresh.last_error = error
-        if status == "pending" and fresh.attempts >= config.outbound.max_attempts:
-            fresh.status = "failed"
+        if status == OutboxStatus.PENDING and fresh.attempts >= config.outbound.max_attempts:
+            fresh.status = OutboxStatus.FAILED
             log.warning("outbox %s gave up after %d attempts: message %s to %s, %r: %s", row.id,
                         fresh.attempts, row.message_id, row.recipients, row.subject, error)
-        elif status == "pending":
+        elif status == OutboxStatus.PENDING:
             fresh.next_attempt_at = now + backoff(fresh.attempts, config.outbound.retry_base_seconds)
             log.info("outbox %s will retry at %s: %s", row.id, fresh.next_attempt_at, error)
         else:
-            fresh.status = "failed"
+            fresh.status = OutboxStatus.FAILED
             log.warning("outbox %s failed for good: message %s to %s, %r: %s", row.id,
                         row.message_id, row.recipients, row.subject, error)

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
 from judge.service.moments import format_duration
-from judge.store.models import Game, Seat
+from judge.store.models import Game, Seat, SeatStatus
 from judge.zones import tz
 
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -91,7 +91,7 @@ def zones_of(session: Session, game_name: str | None, addresses: Iterable[str]
     rows = session.execute(
         select(Seat.address, Seat.zone).join(Game, Game.id == Seat.game_id)
         .where(Game.name_key == game_name.lower(), Seat.address.in_(wanted),
-               Seat.status == "active", Seat.zone.is_not(None))
+               Seat.status == SeatStatus.ACTIVE, Seat.zone.is_not(None))
         .order_by(Seat.id)).all()
     for address, zone in reversed(rows):  # the first role the address holds wins
         found[address] = zone or "UTC"

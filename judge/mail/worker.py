@@ -34,7 +34,7 @@ from judge.config import Config
 from judge.mail.clean import clean
 from judge.store.db import Store, rows_changed
 from judge.store.leases import owner_id
-from judge.store.models import InboundMessage
+from judge.store.models import InboundMessage, InboundStatus
 
 log = logging.getLogger("judge.worker")
 
@@ -52,7 +52,7 @@ SetAside = Callable[[Session, InboundMessage], None]
 
 def _set_aside(session: Session, row: InboundMessage, why: str,
                on_set_aside: SetAside | None) -> None:
-    row.status = "failed"
+    row.status = InboundStatus.FAILED
     row.note = f"{why}: {row.note}" if row.note else why
     row.lease_until = row.lease_owner = None
     log.error("inbound %s set aside (%s): message %s from %s", row.id, why, row.message_id,
@@ -73,7 +73,7 @@ def claim_next(store: Store, config: Config,
         with store.transaction() as session:
             row = session.scalars(
                 select(InboundMessage)
-                .where(InboundMessage.status == "new",
+                .where(InboundMessage.status == InboundStatus.NEW,
                        or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < now))
                 .order_by(InboundMessage.id).limit(1)
                 .with_for_update(skip_locked=True)).first()
@@ -99,7 +99,7 @@ def claim_batch(store: Store, config: Config, on_set_aside: SetAside | None = No
         with store.transaction() as session:
             rows = list(session.scalars(
                 select(InboundMessage)
-                .where(InboundMessage.status == "new",
+                .where(InboundMessage.status == InboundStatus.NEW,
                        or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < now))
                 .order_by(InboundMessage.id).limit(limit)
                 .with_for_update(skip_locked=True)))
@@ -159,7 +159,7 @@ def mark_processed(session: Session, inbound_id: int, outcome: str, note: str | 
     # Conditional on still being new: with two workers only one commit can win.
     return bool(rows_changed(session.execute(
         update(InboundMessage)
-        .where(InboundMessage.id == inbound_id, InboundMessage.status == "new")
+        .where(InboundMessage.id == inbound_id, InboundMessage.status == InboundStatus.NEW)
         .values(status=outcome, processed_at=utcnow(), lease_until=None,
                 lease_owner=None, note=clean(note) if note else None))))
 
@@ -171,7 +171,7 @@ def process_claimed(store: Store, config: Config, inbound_id: int, processor: Pr
             return processor.process(store, inbound_id)
         with store.transaction() as session:
             row = session.get(InboundMessage, inbound_id)
-            if row is None or row.status != "new":
+            if row is None or row.status != InboundStatus.NEW:
                 return False  # someone else finished it
             outcome = processor(session, row)
             if not mark_processed(session, inbound_id, outcome, row.note):

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.store.models import Absence, Game, Seat
+from judge.store.models import Absence, Game, Seat, SeatStatus
 from judge.utc import as_utc
 
 GRANTED = "granted"
@@ -19,7 +19,7 @@ def granted(session: Session, game: Game) -> list[tuple[Absence, Seat]]:
     rows = session.execute(
         select(Absence, Seat).join(Seat, Seat.id == Absence.seat_id)
         .where(Absence.game_id == game.id, Absence.status == GRANTED,
-               Seat.status == "active")
+               Seat.status == SeatStatus.ACTIVE)
         .order_by(Absence.starts_at, Absence.id)).all()
     return [(a, s) for a, s in rows]
 

@@ -27,7 +27,7 @@ from judge.service.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, final_centres, holdings, load_position
 from judge.service.privacy import require_sight
 from judge.service.results import record_result
-from judge.store.models import Game, GameState, Seat
+from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 VARIANTS = {"standard": "Standard", "formal": "Formal"}
@@ -77,7 +77,7 @@ def seats(session: Session, game: Game, kind: str | None = None,
     if kind:
         q = q.where(Seat.kind == kind)
     if active:
-        q = q.where(Seat.status == "active")
+        q = q.where(Seat.status == SeatStatus.ACTIVE)
     return list(session.scalars(q.order_by(Seat.id)))
 
 
@@ -88,7 +88,7 @@ def power_seat(session: Session, game: Game, power: str) -> Seat | None:
 def dummy_seats(session: Session, game: Game) -> list[Seat]:
     """The powers the master has made dummies (SOLITAIRE: all of them)."""
     return list(session.scalars(select(Seat).where(
-        Seat.game_id == game.id, Seat.kind == "power", Seat.status == "dummy")
+        Seat.game_id == game.id, Seat.kind == SeatKind.POWER, Seat.status == SeatStatus.DUMMY)
         .order_by(Seat.id)))
 
 
@@ -104,9 +104,9 @@ def make_dummy(session: Session, game: Game, power: str, now: datetime) -> Seat:
     and it has no password, so nobody can sign on as it.
     """
     master = seats(session, game, "master")[0]
-    seat = Seat(game_id=game.id, kind="power", power=power, address=master.address,
+    seat = Seat(game_id=game.id, kind=SeatKind.POWER, power=power, address=master.address,
                 password_hash=UNUSABLE, wait=False,
-                orders="{}", status="dummy", joined_at=now)
+                orders="{}", status=SeatStatus.DUMMY, joined_at=now)
     session.add(seat)
     session.flush()
     return seat
@@ -176,9 +176,9 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
                 clock_stage=0, version=0, created_at=now, variant_state=variant_state)
     session.add(game)
     session.flush()
-    master = Seat(game_id=game.id, kind="master", address=address,
+    master = Seat(game_id=game.id, kind=SeatKind.MASTER, address=address,
                   password_hash=hash_password(password), wait=False, orders="{}",
-                  status="active", joined_at=now)
+                  status=SeatStatus.ACTIVE, joined_at=now)
     session.add(master)
     session.flush()
     return game, master
@@ -214,9 +214,9 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
         wanted = power_named(game, power)
         if any(s.wanted_power == wanted for s in players):
             raise GameError(f"{wanted.capitalize()} is already taken in {game.name}.")
-    seat = Seat(game_id=game.id, kind="power", wanted_power=wanted, address=address,
+    seat = Seat(game_id=game.id, kind=SeatKind.POWER, wanted_power=wanted, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
-                status="active", joined_at=now)
+                status=SeatStatus.ACTIVE, joined_at=now)
     session.add(seat)
     session.flush()
     events: list[Event] = []
@@ -236,9 +236,9 @@ def observe_game(session: Session, name: str, password: str, address: str,
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError(f"{game.name} is over.")
     _check_password(password)
-    seat = Seat(game_id=game.id, kind="observer", address=address,
+    seat = Seat(game_id=game.id, kind=SeatKind.OBSERVER, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
-                status="active", joined_at=now)
+                status=SeatStatus.ACTIVE, joined_at=now)
     session.add(seat)
     return seat
 
@@ -403,7 +403,7 @@ def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
     ejected player is told so in a mail of their own."""
     seat.status = status
     seat.orders = "{}"
-    told: list[Event] = [removed(game, seat, "ejected")] if status == "ejected" else []
+    told: list[Event] = [removed(game, seat, SeatStatus.EJECTED)] if status == SeatStatus.EJECTED else []
     if seat.power is None:
         return told
     return [notice(session, game, "player_left", power=seat.power, how=status), *told]
@@ -425,14 +425,14 @@ def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list
     """The master makes ``power`` a dummy: its player (if any) leaves, its orders stay, and
     from now on the master orders it (BECOME)."""
     old = _holder(session, game, power)
-    if old is not None and old.status == "dummy":
+    if old is not None and old.status == SeatStatus.DUMMY:
         raise GameError(f"{power.capitalize()} is already a dummy in {game.name}.")
     seat = make_dummy(session, game, power, now)
     events: list[Event] = []
     if old is not None:
-        if old.status == "active":  # its player is told in a mail of their own
+        if old.status == SeatStatus.ACTIVE:  # its player is told in a mail of their own
             events.append(removed(game, old, "dummy"))
-        seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
+        seat.orders, old.status, old.orders = old.orders, SeatStatus.REPLACED, "{}"
     return [notice(session, game, "dummy", power=power), *events]
 
 
@@ -441,14 +441,14 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     """The master gives ``power`` to a new player (it was vacant, a dummy or played)."""
     _check_password(password)
     old = _holder(session, game, power)
-    if old is not None and old.status == "active" and old.address == address:
+    if old is not None and old.status == SeatStatus.ACTIVE and old.address == address:
         raise GameError(f"{address} already plays {power.capitalize()} in {game.name}.")
-    seat = Seat(game_id=game.id, kind="power", power=power, address=address,
+    seat = Seat(game_id=game.id, kind=SeatKind.POWER, power=power, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
-                status="active", joined_at=now)
-    dropped = old if old is not None and old.status == "active" else None
+                status=SeatStatus.ACTIVE, joined_at=now)
+    dropped = old if old is not None and old.status == SeatStatus.ACTIVE else None
     if old is not None:  # the orders given so far stay with the power
-        seat.orders, old.status, old.orders = old.orders, "replaced", "{}"
+        seat.orders, old.status, old.orders = old.orders, SeatStatus.REPLACED, "{}"
     session.add(seat)
     session.flush()
     base: dict[str, Any] = dict(game=game.name, variant=variant_title(game))

@@ -26,7 +26,7 @@ from judge.service.errors import GameError
 from judge.service.events import Event, PressSent
 from judge.service.games import notice, rules_of, seats, variant_title
 from judge.service.phases import position_of
-from judge.store.models import Game, GameState, Press, Seat
+from judge.store.models import Game, GameState, Press, Seat, SeatKind, SeatStatus
 
 OVER = (GameState.FINISHED, GameState.TERMINATED)
 
@@ -69,9 +69,9 @@ def read_addressing(game: Game, text: str, broadcast_command: bool) -> Addressin
 
 def sender_of(seat: Seat) -> str:
     """How the archive names a seat that sends press: its power, MASTER or OBSERVER."""
-    if seat.kind == "master":
+    if seat.kind == SeatKind.MASTER:
         return MASTER
-    if seat.kind == "observer":
+    if seat.kind == SeatKind.OBSERVER:
         return OBSERVER
     assert seat.power is not None
     return seat.power
@@ -101,7 +101,7 @@ def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
         raise GameError(f"{game.name} has not started yet: press is sent once the game runs.")
     if game.state in OVER:
         raise GameError(f"{game.name} is over ({game.state}): it takes no more press.")
-    if seat.status != "active":
+    if seat.status != SeatStatus.ACTIVE:
         raise GameError(f"you no longer have a place in {game.name}.")
     body = _trimmed(lines)
     if not body:
@@ -142,8 +142,8 @@ def _delivery(session: Session, game: Game, sender: Seat,
     """
     masters = [s.address for s in seats(session, game, "master")]
     if addressing.broadcast:
-        readers = [s.address for s in seats(session, game) if s.kind != "master"
-                   and (s.kind == "observer" or s.power)]
+        readers = [s.address for s in seats(session, game) if s.kind != SeatKind.MASTER
+                   and (s.kind == SeatKind.OBSERVER or s.power)]
     else:
         readers = [s.address for s in seats(session, game, "power")
                    if s.power in addressing.powers]
@@ -188,10 +188,10 @@ def visible_press(session: Session, game: Game, viewer: Viewer) -> list[PressVie
     for row in rows:
         recipients = tuple(row.recipients.split())
         own = _sent_by(row, viewer)
-        if not (viewer.kind == "master" or row.broadcast or own
-                or (viewer.kind == "power" and viewer.power in recipients)):
+        if not (viewer.kind == SeatKind.MASTER or row.broadcast or own
+                or (viewer.kind == SeatKind.POWER and viewer.power in recipients)):
             continue
-        shown = not row.grey or viewer.kind == "master" or own
+        shown = not row.grey or viewer.kind == SeatKind.MASTER or own
         out.append(PressView(
             phase=row.phase, sender=row.sender if shown else None, grey=row.grey,
             powers=tuple(r for r in recipients if r != MASTER), to_master=MASTER in recipients,
@@ -201,8 +201,8 @@ def visible_press(session: Session, game: Game, viewer: Viewer) -> list[PressVie
 
 
 def _sent_by(row: Press, viewer: Viewer) -> bool:
-    if viewer.kind == "power":
+    if viewer.kind == SeatKind.POWER:
         return row.sender == viewer.power
-    if viewer.kind == "observer":
+    if viewer.kind == SeatKind.OBSERVER:
         return row.sender_seat_id is not None and row.sender_seat_id == viewer.seat_id
     return False

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.core import Position
-from judge.store.models import Game, GameResult, PhaseSnapshot, Seat
+from judge.store.models import Game, GameResult, PhaseSnapshot, Seat, SeatKind, SeatStatus
 
 RESULT_TYPES = ("solo", "concession", "draw", "ended")
 
@@ -50,7 +50,7 @@ def record_result(session: Session, game: Game, result: str, members: Iterable[s
     alive = set(pos.survivors())
     eliminated = {p: (None if p in alive else eliminations.get(p)) for p in pos.map.powers}
     players = {s.power: s.address for s in session.scalars(select(Seat).where(
-        Seat.game_id == game.id, Seat.kind == "power", Seat.status == "active")) if s.power}
+        Seat.game_id == game.id, Seat.kind == SeatKind.POWER, Seat.status == SeatStatus.ACTIVE)) if s.power}
     row = GameResult(game_id=game.id, result=result, members=" ".join(sorted(members)),
                      phase=phase, year=int(phase[1:5]),
                      centers=json.dumps(pos.center_counts()),

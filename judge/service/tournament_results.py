@@ -35,7 +35,8 @@ from sqlalchemy.orm import Session
 from judge.core.scoring import GameResult as CoreResult
 from judge.core.scoring import PowerResult, ResultType
 from judge.service.positions import load_position
-from judge.store.models import Game, GameResult, PhaseSnapshot, Seat, Tournament
+from judge.store.models import (Game, GameResult, PhaseSnapshot, Seat, SeatKind, SeatStatus,
+                                Tournament)
 
 
 def _year(phase: str) -> int:
@@ -47,7 +48,8 @@ def _players(session: Session, game: Game, recorded: dict[str, str]) -> dict[str
     players = {p: a.lower() for p, a in recorded.items()}
     # a dummy's seat is the master's, not a player's
     for seat in session.scalars(select(Seat).where(Seat.game_id == game.id,
-                                                   Seat.kind == "power", Seat.status != "dummy")
+                                                   Seat.kind == SeatKind.POWER,
+                                                   Seat.status != SeatStatus.DUMMY)
                                 .order_by(Seat.id)):
         if seat.power and seat.power not in recorded:
             players[seat.power] = seat.address.lower()  # later seats overwrite earlier ones

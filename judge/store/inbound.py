@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from judge.utc import utcnow
 from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
-from judge.store.models import InboundMessage
+from judge.store.models import InboundMessage, InboundStatus
 
 # (dedupe_key, message_id, recipients, envelope_sender, raw), cleaned and cut to size
 InboundRow = tuple[str, str | None, str, str, bytes]
@@ -41,7 +41,7 @@ def insert_inbound(store: Store, rows: list[InboundRow]) -> int:
             # here: psycopg reports -1 for an INSERT that SQLAlchemy runs with RETURNING.)
             new += len(conn.execute(stmt, dict(
                 dedupe_key=key, message_id=message_id, recipients=recipients,
-                envelope_sender=sender, raw=raw, received_at=now, status="new",
+                envelope_sender=sender, raw=raw, received_at=now, status=InboundStatus.NEW,
                 attempts=0)).all())
         return new
 

@@ -22,6 +22,45 @@ class Base(DeclarativeBase):
 _Id = BigInteger().with_variant(Integer(), "sqlite")
 
 
+class InboundStatus(StrEnum):
+    """A received message: new → done | ignored (a robot, over the reply cap) | failed (set
+    aside after ``[worker] max_attempts``; ``judge inbound retry`` makes it new again)."""
+
+    NEW = "new"
+    DONE = "done"
+    IGNORED = "ignored"
+    FAILED = "failed"
+
+
+class OutboxStatus(StrEnum):
+    """A mail to send: pending → sent | failed (refused for good, or out of attempts) |
+    dropped (by the operator)."""
+
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    DROPPED = "dropped"
+
+
+class SeatKind(StrEnum):
+    """Who a seat is for: a power's player, the game's master, or an observer."""
+
+    POWER = "power"
+    MASTER = "master"
+    OBSERVER = "observer"
+
+
+class SeatStatus(StrEnum):
+    """A seat: active (played), dummy (no player; the master orders it), or left: resigned,
+    ejected (by the master), replaced (REPLACE, by another player)."""
+
+    ACTIVE = "active"
+    DUMMY = "dummy"
+    RESIGNED = "resigned"
+    EJECTED = "ejected"
+    REPLACED = "replaced"
+
+
 class InboundMessage(Base):
     """A received message, stored once before intake answers 250; processed exactly once.
 
@@ -46,7 +85,7 @@ class InboundMessage(Base):
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # new → done | ignored (robot, reply cap) | failed (set aside after max attempts)
-    status: Mapped[str] = mapped_column(String(16), default="new")
+    status: Mapped[str] = mapped_column(String(16), default=InboundStatus.NEW)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     lease_owner: Mapped[str | None] = mapped_column(String(200))
@@ -75,7 +114,7 @@ class OutboxMessage(Base):
     subject: Mapped[str] = mapped_column(Text, default="")
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     # pending → sent | failed (permanent, or out of attempts) | dropped (by the operator)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=OutboxStatus.PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -208,7 +247,7 @@ class Seat(Base):
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
     game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(16))  # power | master | observer
+    kind: Mapped[str] = mapped_column(String(16))  # SeatKind
     power: Mapped[str | None] = mapped_column(String(32))  # None until powers are assigned
     # a named power wanted at JOIN (POWER_CHOICE games)
     wanted_power: Mapped[str | None] = mapped_column(String(32))
@@ -217,7 +256,7 @@ class Seat(Base):
     wait: Mapped[bool] = mapped_column(Boolean, default=False)
     orders: Mapped[str] = mapped_column(Text, default="{}")  # unit key → order text (JSON)
     # active | dummy (no player; the master orders it) | resigned | ejected | replaced
-    status: Mapped[str] = mapped_column(String(16), default="active")
+    status: Mapped[str] = mapped_column(String(16), default=SeatStatus.ACTIVE)
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # SET MAP ON/OFF: whether this role's copies of the results carry the map picture
     map_pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())

@@ -29,7 +29,8 @@ from judge.service.phases import phase_title, position_of
 from judge.service.press import Viewer, visible_press
 from judge.service.results import result_of
 from judge.service.tournament_results import tournament_results
-from judge.store.models import Game, GameState, PhaseSnapshot, Seat, Tournament
+from judge.store.models import (Game, GameState, PhaseSnapshot, Seat, SeatKind, SeatStatus,
+                                Tournament)
 
 # games on one page of the list (the list of 10,000 games is paged, not sent whole)
 PAGE_SIZE = 50
@@ -73,8 +74,8 @@ def list_games(session: Session, page: int = 1) -> dict[str, Any]:
         .where(Game.id.in_(ids)).order_by(Game.name_key)).all() if ids else []
     players = dict(session.execute(
         select(Seat.game_id, func.count()).where(
-            Seat.game_id.in_([r.id for r in rows]), Seat.kind == "power",
-            Seat.status.in_(("active", "dummy")))
+            Seat.game_id.in_([r.id for r in rows]), Seat.kind == SeatKind.POWER,
+            Seat.status.in_((SeatStatus.ACTIVE, SeatStatus.DUMMY)))
         .group_by(Seat.game_id)).all()) if rows else {}
     games = []
     for r in rows:
@@ -108,17 +109,22 @@ def _phases(session: Session, game: Game) -> list[dict[str, Any]]:
                 .order_by(PhaseSnapshot.seq))]
 
 
+# how the page words a power's seat (a power with no seat, or left, is vacant)
+_SHOWN_STATUS: dict[str, str] = {SeatStatus.ACTIVE: "playing", SeatStatus.DUMMY: "dummy"}
+
+
 def _powers(session: Session, game: Game) -> list[dict[str, Any]]:
     """Each power's centres and units now, and whether somebody plays it (never who)."""
     pos = position_of(game)
     m = pos.map
     held = {s.power: s.status for s in session.scalars(select(Seat).where(
-        Seat.game_id == game.id, Seat.kind == "power", Seat.status.in_(("active", "dummy"))))
+        Seat.game_id == game.id, Seat.kind == SeatKind.POWER,
+        Seat.status.in_((SeatStatus.ACTIVE, SeatStatus.DUMMY))))
         if s.power}
     out = []
     for power in m.powers:
         centres = sorted(pos.centers.get(power, ()))
-        status = {"active": "playing", "dummy": "dummy"}.get(held.get(power, ""), "vacant")
+        status = _SHOWN_STATUS.get(held.get(power, ""), "vacant")
         out.append(dict(power=power, name=power.capitalize(),
                         adjective=m.powers[power].adjective, centres=len(centres),
                         centre_names=[m.location_text(c) for c in centres],

@@ -18,7 +18,7 @@ from judge.mail.game_mail import outgoing_for
 from judge.service import draws
 from judge.service.draws import VoteOutcome
 from judge.service.games import lock_game
-from judge.store.models import Game, Seat
+from judge.store.models import Game, Seat, SeatStatus
 
 VoteAction = Callable[[Context, Game, str, Command], VoteOutcome]
 
@@ -33,7 +33,7 @@ def _voter(ctx: Context, name: str) -> tuple[Game, str]:
         raise CommandError(f"only the surviving powers vote on draws and concessions; "
                            f"{identity.describe()} cannot send {name}.")
     seat = ctx.session.get(Seat, identity.power_seat_id) if identity.power_seat_id else None
-    if seat is None or seat.status != "active":
+    if seat is None or seat.status != SeatStatus.ACTIVE:
         raise CommandError(f"you no longer play {identity.power.capitalize()}.")
     return lock_game(ctx.session, identity.game_id), identity.power
 

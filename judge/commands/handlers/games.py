@@ -31,7 +31,7 @@ from judge.service.privacy import (assign_privacy, is_private, require_sight,
 from judge.service.tournaments import (WrongPassword, add_game, check_tournament_for,
                                        existing_tournament, tournament_for)
 from judge.store import counters
-from judge.store.models import Game, GameState, Seat
+from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 
 CREATED = "create"
 
@@ -258,8 +258,8 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
     seat, events = join_game(ctx.session, name, password, ctx.mail.sender, ctx.now, power,
                              privacy)
     game = find_game(ctx.session, name)
-    joined = sum(1 for s in ctx.session.query(Seat).filter_by(game_id=game.id, kind="power",
-                                                              status="active"))
+    joined = sum(1 for s in ctx.session.query(Seat).filter_by(game_id=game.id, kind=SeatKind.POWER,
+                                                              status=SeatStatus.ACTIVE))
     text = f"You have joined {game.name} ({joined} player{'s' if joined != 1 else ''} so far)."
     if events:
         text += f"\nThe game is full and has started; your power is {str(seat.power).capitalize()}."
@@ -407,7 +407,7 @@ def _power_rows(session: Session, game: Game) -> list[tuple[str, str, int]]:
     of the seat that holds it now (a played or dummy seat, else the last one), and how many
     seats held it before."""
     held: dict[str, list[Seat]] = {}
-    for seat in session.query(Seat).filter_by(game_id=game.id, kind="power").order_by(Seat.id):
+    for seat in session.query(Seat).filter_by(game_id=game.id, kind=SeatKind.POWER).order_by(Seat.id):
         if seat.power:
             held.setdefault(seat.power, []).append(seat)
     rows = []
@@ -415,7 +415,8 @@ def _power_rows(session: Session, game: Game) -> list[tuple[str, str, int]]:
         seats = held.get(power)
         if not seats:
             continue
-        now = next((s for s in reversed(seats) if s.status in ("active", "dummy")), seats[-1])
+        now = next((s for s in reversed(seats)
+                    if s.status in (SeatStatus.ACTIVE, SeatStatus.DUMMY)), seats[-1])
         rows.append((power.capitalize(), now.status, len(seats) - 1))
     return rows
 

@@ -13,7 +13,7 @@ from judge.mail.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.games import leave, lock_game
 from judge.service.passwords import hash_password
-from judge.store.models import GameState, Seat
+from judge.store.models import GameState, Seat, SeatStatus
 
 PLAYING = frozenset({GameState.ACTIVE, GameState.PAUSED})
 
@@ -23,9 +23,9 @@ def _seat(ctx: Context, power_seat: bool = False) -> Seat:
     seat_id = identity.power_seat_id if power_seat else identity.seat_id
     seat = ctx.session.get(Seat, seat_id) if seat_id else None
     # a dummy power is the master's to order (BECOME)
-    dummy_of_master = seat is not None and seat.status == "dummy" \
+    dummy_of_master = seat is not None and seat.status == SeatStatus.DUMMY \
         and bool(identity.role & Role.MASTER)
-    if seat is None or (seat.status != "active" and not dummy_of_master):
+    if seat is None or (seat.status != SeatStatus.ACTIVE and not dummy_of_master):
         raise CommandError("you have no place in this game any more.")
     return seat
 

@@ -21,7 +21,7 @@ from judge.service import absences, clock, game_rules, moments
 from judge.service.events import Change, Event
 from judge.service.games import lock_game, parameter_change, power_named, power_seat
 from judge.service.moments import parse_clock, parse_moment, parse_when
-from judge.store.models import Game, GameState, Seat
+from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 from judge.zones import tz, zone_named
 
 PLAYING = frozenset({GameState.FORMING, GameState.ACTIVE, GameState.PAUSED})
@@ -141,7 +141,7 @@ def set_zone(ctx: Context, cmd: Command) -> None:
                            " Europe/Paris, America/New_York, UTC or +01:00).")
     identity = ctx.signed_on
     seat = ctx.session.get(Seat, identity.seat_id)
-    if seat is None or seat.status != "active":
+    if seat is None or seat.status != SeatStatus.ACTIVE:
         raise CommandError("you have no place in this game any more.")
     seat.zone = None if zone == "UTC" else zone
     ctx.answer(cmd.line_no, cmd.text,
@@ -153,7 +153,7 @@ def set_zone(ctx: Context, cmd: Command) -> None:
 def _player_seat(ctx: Context) -> Seat:
     identity = ctx.signed_on
     seat = ctx.session.get(Seat, identity.power_seat_id or identity.seat_id)
-    if seat is None or seat.kind != "power" or seat.status != "active":
+    if seat is None or seat.kind != SeatKind.POWER or seat.status != SeatStatus.ACTIVE:
         raise CommandError("only a power's player announces an absence (the master of a"
                            " dummy needs none).")
     return seat
