@@ -177,14 +177,19 @@ def _results(m: Map, orders: dict[str, list[str]], results: tuple[OrderResult, .
     """Each power's results (in map order): its orders in the order given, then the defaults
     the judge supplied; results of one line keep the core's order.
 
-    One sort of all results on keys compared in C (no key function called per result)."""
-    # power → line → where it was first given (built in C: later duplicates overwritten)
-    given = {power: dict(zip(reversed(lines), range(len(lines) - 1, -1, -1)))
-             for power, lines in orders.items()}
+    One sort of all results on tuples compared in C; a result's line is found with
+    ``list.index`` (its first occurrence), which on a power's few lines is cheaper than a
+    table of every power's lines built for each phase."""
     power_rank = _power_ranks(m)
-    none: dict[str, int] = {}
-    keyed = sorted([(power_rank[r.power], r.default, given.get(r.power, none).get(r.text, 0), i,
-                     r) for i, r in enumerate(results)])
+    keyed = []
+    for i, r in enumerate(results):
+        at = 0
+        if not r.default:
+            lines = orders.get(r.power)
+            if lines is not None and r.text in lines:
+                at = lines.index(r.text)
+        keyed.append((power_rank[r.power], r.default, at, i, r))
+    keyed.sort()
     out: dict[str, list[dict[str, str]]] = {}
     mine: list[dict[str, str]] = []
     for _, _, _, _, r in keyed:
