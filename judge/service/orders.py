@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from judge.core import (Build, Disband, Map, Order, OrderError, Position, Remove, Retreat,
                         Support, Waive, parse_order)
+from judge.core.adjudicator.adjustments import adjustment_delta, adjustments_owed
 from judge.core.maps import province_of
 from judge.core import as_understood, check_order as illegal_because
 from judge.service.errors import GameError
@@ -27,17 +28,6 @@ def stored_orders(seat: Seat) -> dict[str, str]:
     return json.loads(seat.orders or "{}")
 
 
-def _delta(pos: Position, power: str) -> int:
-    return len(pos.centers.get(power, ())) - len(pos.units_of(power))
-
-
-def _buildable(pos: Position, power: str, build_any: bool) -> int:
-    occupied = {u.province for u in pos.units}
-    owned = pos.centers.get(power, frozenset())
-    where = owned if build_any else pos.map.powers[power].home_centers
-    return sum(1 for c in where if c in owned and c not in occupied)
-
-
 def owed(pos: Position, power: str, *, build_any: bool = False) -> int:
     """How many orders the power must give this phase (0: nothing to do).
 
@@ -48,8 +38,7 @@ def owed(pos: Position, power: str, *, build_any: bool = False) -> int:
         return len(pos.units_of(power))
     if t == "R":
         return sum(1 for d in pos.dislodged if d.unit.power == power)
-    delta = _delta(pos, power)
-    return min(delta, _buildable(pos, power, build_any)) if delta > 0 else -delta
+    return adjustments_owed(pos, power, build_any)
 
 
 def _a(word: str) -> str:
@@ -116,7 +105,7 @@ def _check_unit_order(pos: Position, power: str, o: Order) -> tuple[str, str]:
 
 def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, str],
                       build_any: bool) -> tuple[str, str]:
-    m, delta = pos.map, _delta(pos, power)
+    m, delta = pos.map, adjustment_delta(pos, power)
     builds = [k for k in current if k[0] in "BW"]
     if isinstance(o, (Build, Waive)):
         if delta <= 0:
@@ -257,7 +246,7 @@ def order_set(pos: Position, power: str, current: dict[str, str], *,
     else:
         due = owed(pos, power, build_any=build_any)
         left = due - len(current)
-        adjustment = word = "build" if _delta(pos, power) > 0 else "removal"
+        adjustment = word = "build" if adjustment_delta(pos, power) > 0 else "removal"
         missing = [f"{left} {word}{'s' if left > 1 else ''}"] if left > 0 else []
     repeated = tuple(pos.unit_at(k.split(REPEAT)[0]).text(m)  # type: ignore[union-attr]
                      for k in sorted(current) if k.endswith(f"{REPEAT}2")

@@ -35,6 +35,13 @@ def buildable_centers(pos: Position, power: str, build_any: bool = False) -> lis
     return [c for c in where if c in owned and c not in occupied]
 
 
+def adjustments_owed(pos: Position, power: str, build_any: bool = False) -> int:
+    """How many adjustment orders the power must give: its builds, as many as it has vacant
+    centres to build in (the rest are waived), or its removals."""
+    delta = adjustment_delta(pos, power)
+    return min(delta, len(buildable_centers(pos, power, build_any))) if delta > 0 else -delta
+
+
 def adjustments_needed(pos: Position, build_any: bool = False) -> bool:
     """Whether any power has something to do in the adjustment phase."""
     for power in pos.map.powers:
