@@ -92,7 +92,7 @@ class InboundMessage(Base):
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     note: Mapped[str | None] = mapped_column(Text)
     # A long mail is executed in several transactions: what is done so far (JSON, see
-    # judge.mail.progress), so that a retry after a crash goes on where the last one stopped.
+    # judge.pipeline), so that a retry after a crash goes on where the last one stopped.
     progress: Mapped[str | None] = mapped_column(Text)
 
 

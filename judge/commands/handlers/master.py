@@ -5,7 +5,7 @@ CLOCK and the absences are in judge.commands.handlers.timing.)
 
 Every command after which the set of orders may be complete (RESUME, DUMMY, REPLACE, EJECT,
 SET RULES, as orders, SET NOWAIT and RESIGN elsewhere) asks for the ``ready`` finisher, which
-processes the phase at once when nothing holds it (judge.commands.identity)."""
+processes the phase at once when nothing holds it (judge.commands.finishers)."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def process_command(ctx: Context, cmd: Command) -> None:
     game = _game(ctx)
     played = game.phase
     events = _process_now(ctx, game)
-    # worded as when the last orders complete the phase (judge.commands.identity)
+    # worded as when the last orders complete the phase (judge.commands.finishers)
     _announce(ctx, cmd, events, ctx.render("game/processed.txt", played=played, game=game))
 
 
