@@ -41,6 +41,7 @@ def handle_order_line(ctx: Context, identity: Identity, line: OtherLine) -> None
     except CommandError as exc:
         ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
 
+
 def _reads_as_order(ctx: Context, identity: Identity, text: str) -> bool:
     """Whether a line that is no command begins like an order (a Formal one included) of
     this game's map; one that does not is a mistyped command, answered as such."""
@@ -49,6 +50,7 @@ def _reads_as_order(ctx: Context, identity: Identity, text: str) -> bool:
         return True
     m = load_map(game.variant)
     return parse_formal_order(m, text) is not None or looks_like_an_order(m, text)
+
 
 def _order(ctx: Context, identity: Identity, line: OtherLine) -> None:
     if identity.power is None or identity.power_seat_id is None:
@@ -73,5 +75,3 @@ def _order(ctx: Context, identity: Identity, line: OtherLine) -> None:
     ctx.answer(line.line_no, line.text, ctx.render("order_entry.txt", entry=entry))
     copy_to_player(ctx, identity, seat)
     ctx.finish_with("ready", game.id)
-
-
