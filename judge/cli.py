@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -111,7 +112,7 @@ def serve(obj: CliState) -> None:
     config = obj.config
     _open_store(config, create=True).dispose()
     try:
-        run(config)
+        run(config, verbose=logging.getLogger().level <= logging.DEBUG)
     except ListenError as exc:
         _fail(str(exc))
     except OSError as exc:

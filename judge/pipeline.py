@@ -50,6 +50,7 @@ from judge.store import counters
 from judge.store.db import Store
 from judge.store.models import (Game, GameState, InboundMessage, InboundStatus, Seat, SeatKind,
                                 SeatStatus)
+from judge.store.turns import WriteTurns
 
 log = logging.getLogger("judge.pipeline")
 
@@ -144,13 +145,15 @@ class Pipeline:
         # Conditional on still being new: with two workers only one commit can win.
         return mark_processed(session, run.inbound_id, outcome, row.note)
 
-    def process_batch(self, store: Store, inbound_ids: list[int],
-                      seconds: float) -> tuple[int, list[tuple[int, Exception]]]:
+    def process_batch(self, store: Store, inbound_ids: list[int], seconds: float,
+                      turns: WriteTurns | None = None) -> tuple[int, list[tuple[int, Exception]]]:
         """Process claimed messages, many to a write transaction: one commit (one disk flush)
         for all the messages finished within ``seconds``, so the write lock is held at most
         about that long at a time.  Each message's stages run in a savepoint of their own: one
         that fails is rolled back alone, and returned with its error for the worker to record.
-        Returns how many messages this call finished, and the failures.
+        Returns how many messages this call finished, and the failures.  With ``turns``, a
+        transaction also ends early when intake waits for the write lock, and the next one
+        lets it commit first (judge.store.turns).
 
         Each message is still done exactly once: its effects, its mail and its ``done`` mark
         commit together.  A message that needs more than one transaction (``[limits]
@@ -172,10 +175,13 @@ class Pipeline:
         finished = 0
         while runs:
             goes_on: MessageRun | None = None
+            if turns is not None:
+                turns.wait_turn()
             until = time.monotonic() + seconds
             with store.transaction() as session:
                 first = True
-                while runs and (first or time.monotonic() < until):
+                while runs and (first or (time.monotonic() < until
+                                          and not (turns and turns.asked_for()))):
                     first = False
                     run = runs.pop(0)
                     try:

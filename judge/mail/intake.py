@@ -105,9 +105,11 @@ def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
 class InboundWriter:
     """Serialises intake writes and commits whatever is waiting in one transaction."""
 
-    def __init__(self, store: Store, on_stored: Callable[[], None] | None = None) -> None:
+    def __init__(self, store: Store, on_stored: Callable[[], None] | None = None,
+                 on_lock_wanted: Callable[[], None] | None = None) -> None:
         self._store = store
         self._on_stored = on_stored
+        self._on_lock_wanted = on_lock_wanted
         self._pending: list[tuple[list[Arrival], asyncio.Future[int]]] = []
         self._flushing = False
         self._sqlite = SqliteInbound.of(store) if store.engine.dialect.name == "sqlite" else None
@@ -159,9 +161,12 @@ class InboundWriter:
         # SQLite: commit right here on the loop when the lock is free.  A commit is a fraction
         # of a millisecond, far less than handing the batch to a thread and back (each
         # hand-over waits for the GIL); only when another writer holds the lock does the batch
-        # go to a thread to wait for it.
+        # go to a thread to wait for it, and the writer holding it is asked to step aside
+        # (judge.store.turns).
         rows = [a.row() for a in arrivals]
         if self._sqlite is None or self._sqlite.insert(rows, wait=False) is None:
+            if self._sqlite is not None and self._on_lock_wanted is not None:
+                self._on_lock_wanted()
             await asyncio.get_running_loop().run_in_executor(None, store_arrivals, self._store,
                                                              arrivals)
 

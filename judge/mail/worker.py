@@ -35,6 +35,7 @@ from judge.mail.clean import clean
 from judge.store.db import Store, rows_changed
 from judge.store.leases import owner_id
 from judge.store.models import InboundMessage, InboundStatus
+from judge.store.turns import WriteTurns
 
 log = logging.getLogger("judge.worker")
 
@@ -120,16 +121,17 @@ def claim_batch(store: Store, config: Config, on_set_aside: SetAside | None = No
 
 
 def process_batch(store: Store, config: Config, inbound_ids: list[int],
-                  processor: Processor, seconds: float = 0.05) -> int:
+                  processor: Processor, seconds: float = 0.05,
+                  turns: WriteTurns | None = None) -> int:
     """Process claimed messages; returns how many were finished.  A processor with a
-    ``process_batch`` method finishes many in one write transaction (of about ``seconds``);
-    the others, one by one."""
+    ``process_batch`` method finishes many in one write transaction (of about ``seconds``,
+    shorter when ``turns`` says intake waits for the lock); the others, one by one."""
     batch = getattr(processor, "process_batch", None)
     if batch is None or len(inbound_ids) == 1:
         return sum(process_claimed(store, config, i, processor) for i in inbound_ids)
     set_aside = getattr(processor, "set_aside", None)
     try:
-        finished, failures = batch(store, inbound_ids, seconds)
+        finished, failures = batch(store, inbound_ids, seconds, turns)
     except Exception:
         # The shared transaction itself failed (the database went away, say): what it held
         # was rolled back, so each message is tried again on its own.
@@ -144,12 +146,12 @@ def process_batch(store: Store, config: Config, inbound_ids: list[int],
 
 
 def work_batch(store: Store, config: Config, processor: Processor, limit: int = 32,
-               seconds: float = 0.05) -> int:
+               seconds: float = 0.05, turns: WriteTurns | None = None) -> int:
     """The daemon worker's step: claim a batch and process it; returns how many messages
     were claimed (0: nothing waits)."""
     inbound_ids = claim_batch(store, config, getattr(processor, "set_aside", None), limit)
     if inbound_ids:
-        process_batch(store, config, inbound_ids, processor, seconds)
+        process_batch(store, config, inbound_ids, processor, seconds, turns)
     return len(inbound_ids)
 
 

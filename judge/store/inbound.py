@@ -57,7 +57,7 @@ class SqliteInbound:
     behind other writers.
     """
 
-    POLL_MS = 3
+    POLL_MS = 1
     INSERT = ("INSERT INTO inbound (dedupe_key, message_id, recipients, envelope_sender, raw,"
               " received_at, status, attempts) VALUES (?, ?, ?, ?, ?, ?, 'new', 0)"
               " ON CONFLICT (dedupe_key) DO NOTHING")

@@ -3,7 +3,8 @@
 A worker or sender leases a row before working on it, so two daemons never take the same row.
 A lease names its owner: ``host:pid:token``, the token drawn afresh at every process start.
 The pid alone does not tell one start from the next: in a container the restarted daemon
-usually gets the very pid of the one that died.  When a daemon starts it releases at once
+usually gets the very pid of the one that died (and the daemon's back office may get the pid
+its daemon had before, or the other way round).  When a daemon starts it releases at once
 (instead of waiting for them to expire) the leases of its host held by a process that no longer
 runs, or by an earlier start with its own pid, so a restart after a crash picks up the
 interrupted work immediately.  Leases of other hosts just expire.
@@ -15,7 +16,7 @@ import os
 import secrets
 import socket
 from functools import cache
-from typing import Any, cast
+from typing import Any, Iterable, cast
 
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
@@ -53,10 +54,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def release_dead_leases(session: Session) -> int:
+def release_dead_leases(session: Session, holding_none: Iterable[int] = ()) -> int:
     """Clear leases held by processes of this host that no longer run (or by an earlier start
-    that had this process's pid); returns how many."""
+    that had this process's pid, or one of the pids ``holding_none``: processes that take no
+    leases, such as the daemon whose back office calls this); returns how many."""
     host, me, mine = socket.gethostname(), os.getpid(), owner_id()
+    reused = {me, *holding_none}
     released = 0
     for model in (InboundMessage, OutboxMessage):
         owners = session.scalars(select(model.lease_owner).distinct()
@@ -65,7 +68,7 @@ def release_dead_leases(session: Session) -> int:
             owner_host, pid, _ = _parse(owner)
             if owner_host != host or pid is None or owner == mine:
                 continue
-            if pid == me or not _alive(pid):
+            if pid in reused or not _alive(pid):
                 result = session.execute(update(model).where(model.lease_owner == owner)
                                          .values(lease_until=None, lease_owner=None))
                 released += cast(CursorResult[Any], result).rowcount or 0

@@ -1,0 +1,428 @@
+"""The daemon's second process: worker, sender, scheduler and retention.
+
+``judge serve`` runs as two processes.  The first (judge.daemon) answers SMTP and serves the
+web view; this one, its child, does everything else: it processes stored mail (judge.mail.
+worker with the pipeline), sends what is queued (judge.mail.sender), runs due game clocks
+(judge.service.scheduler) and deletes old raw mail (judge.mail.retention).  The two share
+nothing but the database and a socket pair.
+
+Why two processes: CPython runs one thread of a process at a time.  With the worker in the
+intake's process, a burst of mail was stored at about a third of the rate of a bare aiosmtpd
+server, because every millisecond the worker spent was one intake could not; on its own,
+intake stores a burst at about 60 % of it (benchmarks/intake.py).  This process runs at a
+lower CPU priority (``nice`` +5: a quarter of a core's time when both want the same core), so
+when the machine is short of CPU accepting mail comes first, and when intake is quiet the
+worker has a core to itself.
+
+The socket pair carries two things.  Intake writes a byte each time it stored mail, so the
+worker starts at once rather than at its next poll (writes are non-blocking: when the buffer is
+full, wake-ups are already waiting).  This process writes a report line (JSON) a few times a
+second: how many messages it processed, how many mails it handled, and how long ago each of
+its loops last came round, which the daemon turns into systemd's watchdog pings and status.
+When the socket closes while this process is not stopping, the daemon is gone (killed, say):
+this process ends at once too, as if killed with it (it also asks Linux to kill it when its
+parent dies), so a restarted daemon finds the same state as after a crash of one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from typing import Any, Callable
+
+from judge.config import Config
+from judge.store.turns import WriteTurns
+from judge.utc import utcnow
+
+log = logging.getLogger("judge.back_office")
+
+# How often this process reports to the daemon, and its CPU priority relative to it.
+REPORT_SECONDS = 0.25
+NICENESS = 19
+# Each worker step is a batch: WORK_BATCH messages claimed in one transaction and finished in
+# write transactions of about WORK_SECONDS (one disk flush for many messages, and the write
+# lock never held long); SEND_BATCH mails claimed for sending and marked sent a few at a time.
+WORK_BATCH = 32
+WORK_SECONDS = 0.05
+SEND_BATCH = 32
+WAKE = b"w"  # intake stored mail (and, having committed, gives the write lock back)
+ASK_LOCK = b"L"  # intake waits for SQLite's write lock (judge.store.turns)
+
+
+# --------------------------------------------------------------------------- daemon side
+
+@dataclass
+class Report:
+    """The latest report of the back office, as the daemon holds it."""
+
+    processed: int = 0
+    sent: int = 0
+    ages: dict[str, float] = field(default_factory=dict)  # loop name → seconds since it ran
+    at: float | None = None  # event-loop time of the report (None: none yet)
+
+
+class BackOffice:
+    """The daemon's handle on its second process: start, wake, read reports, restart, stop."""
+
+    def __init__(self, config: Config, verbose: bool) -> None:
+        self.config = config
+        self.verbose = verbose
+        self.report = Report()
+        self.process: BaseProcess | None = None
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self._counted = (0, 0)  # processed and sent by processes that have ended
+        self.started_at = 0.0
+
+    def start(self) -> None:
+        """Start the process (the running event loop reads its reports)."""
+        loop = asyncio.get_running_loop()
+        ours, theirs = socket.socketpair()
+        ours.setblocking(False)
+        # spawn, not fork: the daemon has threads by now, and a fork copies their locks.
+        context = multiprocessing.get_context("spawn")
+        self.process = context.Process(target=main, name="judge back office",
+                                       args=(self.config, theirs, self.verbose), daemon=False)
+        self.process.start()
+        theirs.close()
+        self._sock, self._buffer = ours, b""
+        self.started_at = loop.time()
+        self.report = Report(*self._counted)
+        loop.add_reader(ours.fileno(), self._read)
+        log.info("back office started (pid %s)", self.process.pid)
+
+    def wake(self) -> None:
+        """Tell the worker that mail is waiting; never blocks."""
+        self._send(WAKE)
+
+    def ask_lock(self) -> None:
+        """Ask the worker to let intake commit first; never blocks."""
+        self._send(ASK_LOCK)
+
+    def _send(self, what: bytes) -> None:
+        if self._sock is None:
+            return
+        try:
+            self._sock.send(what)
+        except (BlockingIOError, InterruptedError):
+            pass  # the buffer is full of wake-ups already
+        except OSError:
+            pass  # the process is gone; the supervisor starts it again
+
+    def _read(self) -> None:
+        assert self._sock is not None
+        try:
+            data = self._sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._close_socket()
+            return
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines[-1:]:  # only the newest report matters
+            self._take(line)
+
+    def _take(self, line: bytes) -> None:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            log.warning("unreadable report from the back office: %r", line[:200])
+            return
+        base_processed, base_sent = self._counted
+        self.report = Report(processed=base_processed + int(data.get("processed", 0)),
+                             sent=base_sent + int(data.get("sent", 0)),
+                             ages={str(k): float(v) for k, v in data.get("ages", {}).items()},
+                             at=asyncio.get_running_loop().time())
+
+    def _close_socket(self) -> None:
+        if self._sock is not None:
+            asyncio.get_running_loop().remove_reader(self._sock.fileno())
+            self._sock.close()
+            self._sock = None
+
+    def stuck_loops(self, stall_seconds: float) -> list[str]:
+        """Names of the loops that have not come round for ``stall_seconds``; the process
+        itself counts as stuck when it has not reported for that long."""
+        now = asyncio.get_running_loop().time()
+        last = self.report.at if self.report.at is not None else self.started_at
+        if now - last > stall_seconds:
+            return ["back office"]
+        since = now - last
+        return sorted(name for name, age in self.report.ages.items()
+                      if age + since > stall_seconds)
+
+    async def ended(self) -> int | None:
+        """Wait until the process ends; its exit code."""
+        assert self.process is not None
+        process = self.process
+        loop = asyncio.get_running_loop()
+        done = asyncio.Event()
+        loop.add_reader(process.sentinel, done.set)
+        try:
+            await done.wait()
+        finally:
+            loop.remove_reader(process.sentinel)
+        process.join()
+        self._counted = (self.report.processed, self.report.sent)
+        self._close_socket()
+        return process.exitcode
+
+    async def stop(self, grace: float) -> None:
+        """Ask the process to finish what it is doing and end; kill it after ``grace``."""
+        process = self.process
+        if process is None or process.exitcode is not None:
+            return
+        process.terminate()  # SIGTERM: finish the step in hand, then end
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while process.is_alive() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        if process.is_alive():
+            log.warning("back office still busy after %.0f s; killing it", grace)
+            process.kill()
+        await loop.run_in_executor(None, process.join)
+        self._close_socket()
+
+
+# --------------------------------------------------------------------------- this process
+
+def main(config: Config, sock: socket.socket, verbose: bool) -> None:
+    """The process's entry point (started by :class:`BackOffice`)."""
+    from judge.logs import setup_logging
+
+    _die_with_parent()
+    os.environ.pop("NOTIFY_SOCKET", None)  # systemd hears from the daemon only
+    setup_logging(verbose)
+    # The loop's thread reads intake's requests for the lock while the worker's thread runs:
+    # a short switch interval lets it see one within a millisecond rather than five.
+    sys.setswitchinterval(0.001)
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass  # not allowed to lower its priority: runs at the daemon's
+    try:
+        asyncio.run(Loops(config, sock).run())
+    except KeyboardInterrupt:  # pragma: no cover - SIGINT before the handlers are set
+        pass
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when the daemon dies (prctl PR_SET_PDEATHSIG)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the closed socket still ends this process
+    if os.getppid() == 1:  # the daemon died before the request took effect
+        os._exit(1)
+
+
+class Loops:
+    """The worker, sender, scheduler and retention loops, and the reports to the daemon."""
+
+    def __init__(self, config: Config, sock: socket.socket) -> None:
+        from judge.mail.transports import make_transport
+        from judge.pipeline import Pipeline
+        from judge.store.db import Store
+
+        self.config = config
+        self.sock = sock
+        self.store = Store(config.database.url)
+        self.pipeline = Pipeline(config)
+        self.transport = make_transport(config.outbound.transport)
+        self.stopping = asyncio.Event()
+        self.work_waiting = asyncio.Event()
+        self.mail_waiting = asyncio.Event()
+        self.beats: dict[str, float] = {}
+        self.turns = WriteTurns()
+        self.processed = 0
+        self.sent = 0
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.sock.setblocking(False)
+        loop.add_reader(self.sock.fileno(), self._read)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stopping.set)
+        released = await loop.run_in_executor(None, self._release_dead_leases)
+        if released:
+            log.info("took back %d message(s) from a process that died", released)
+        tasks = [asyncio.create_task(self._work_loop()), asyncio.create_task(self._send_loop()),
+                 asyncio.create_task(self._schedule_loop()),
+                 asyncio.create_task(self._retention_loop())]
+        reporter = asyncio.create_task(self._report_loop())
+        await self.stopping.wait()
+        self.work_waiting.set()
+        self.mail_waiting.set()
+        await asyncio.wait(tasks, timeout=self.config.intake.shutdown_grace)
+        for task in tasks:
+            task.cancel()
+        reporter.cancel()
+        self._report()
+        self.store.dispose()
+
+    def _read(self) -> None:
+        try:
+            data = self.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if data:
+            # The last word counts: asked for the lock, or stored (and so gave it back).
+            if data.rfind(ASK_LOCK) > data.rfind(WAKE):
+                self.turns.asked()
+            else:
+                self.turns.given_back()
+                self.work_waiting.set()
+        elif not self.stopping.is_set():
+            # The daemon is gone without stopping us: end as it did, at once.
+            log.error("the daemon is gone; the back office ends with it")
+            os._exit(1)
+
+    def _report(self) -> None:
+        now = asyncio.get_running_loop().time()
+        line = json.dumps(dict(processed=self.processed, sent=self.sent,
+                               ages={k: round(now - v, 3) for k, v in self.beats.items()}))
+        try:
+            self.sock.send(line.encode() + b"\n")
+        except OSError:
+            pass  # a full buffer (the daemon is busy; the next report will do) or no daemon
+
+    async def _report_loop(self) -> None:
+        while True:
+            self._report()
+            await asyncio.sleep(REPORT_SECONDS)
+
+    def _beat(self, name: str) -> None:
+        self.beats[name] = asyncio.get_running_loop().time()
+
+    def _release_dead_leases(self) -> int:
+        from judge.service.faults import retry_faulty_games
+        from judge.store.leases import release_dead_leases
+
+        with self.store.transaction() as session:
+            faulty = retry_faulty_games(session, utcnow())
+            if faulty:
+                log.info("%d game(s) that failed before are due again at once", faulty)
+            # The daemon takes no leases: one in its pid's name is an earlier start's.
+            return release_dead_leases(session, holding_none=[os.getppid()])
+
+    async def _repeat(self, name: str, step: Callable[[], int], waiting: asyncio.Event | None,
+                      pause: Callable[[int], float], after: Callable[[int], Any] | None = None
+                      ) -> None:
+        """Run ``step`` in a thread until stopping; after a step that did nothing, wait for
+        ``waiting`` (or the pause ``pause(result)`` returns)."""
+        loop = asyncio.get_running_loop()
+        while not self.stopping.is_set():
+            self._beat(name)
+            if waiting is not None:
+                waiting.clear()
+            try:
+                done = await loop.run_in_executor(None, step)
+            except Exception:
+                # The database went away, say: keep going round, try again after a pause.
+                log.exception("%s failed; will try again", name)
+                done = 0
+            if after is not None:
+                await after(done)
+            seconds = pause(done)
+            if seconds > 0:
+                await self._wait(waiting or self.stopping, seconds)
+
+    async def _work_loop(self) -> None:
+        async def after(claimed: int) -> None:
+            if claimed:
+                self.mail_waiting.set()
+
+        await self._repeat("worker", self._process_batch, self.work_waiting,
+                           lambda claimed: 0 if claimed else self.config.worker.poll_seconds,
+                           after)
+
+    def _process_batch(self) -> int:
+        from judge.mail.worker import work_batch
+        from judge.store.db import is_sqlite
+
+        # On SQLite one writer works at a time anyway: batches save a disk flush per message.
+        # On PostgreSQL several daemons work side by side, one message each at a time, so
+        # none hoards the waiting mail and no long transaction locks rows another one needs.
+        batch = WORK_BATCH if is_sqlite(self.store.engine) else 1
+        claimed = work_batch(self.store, self.config, self.pipeline, batch, WORK_SECONDS,
+                             self.turns)
+        self.processed += claimed
+        return claimed
+
+    async def _schedule_loop(self) -> None:
+        async def after(visited: int) -> None:
+            if visited:
+                self.mail_waiting.set()
+
+        # A full batch: more games may be due right now, so no pause.
+        await self._repeat("scheduler", self._run_due, None,
+                           lambda visited: 0 if visited >= self.config.scheduler.batch
+                           else self.config.scheduler.poll_seconds, after)
+
+    def _run_due(self) -> int:
+        from judge.mail.game_mail import queue_events
+        from judge.service.scheduler import run_due
+
+        now = utcnow()
+        return run_due(self.store, now,
+                       lambda session, events: queue_events(session, self.pipeline.composer,
+                                                            self.config, events, now),
+                       limit=self.config.scheduler.batch)
+
+    async def _retention_loop(self) -> None:
+        """Deletes raw mail older than ``[retention] raw_mail_days`` now and then.  (Not
+        watched: it sleeps for hours between runs.)"""
+        from judge.mail.retention import pause_seconds, purge_raw_mail
+
+        days = self.config.retention.raw_mail_days
+        if days <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        while not self.stopping.is_set():
+            try:
+                await loop.run_in_executor(None, purge_raw_mail, self.store, days, utcnow())
+            except Exception:
+                log.exception("deleting old raw mail failed; will try again")
+            await self._wait(self.stopping, pause_seconds(days))
+
+    async def _send_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        async def after(handled: int) -> None:
+            if not handled:
+                # Nothing more to send: end the run of deliveries (the relay's QUIT) after
+                # the last mail was recorded as sent.
+                await loop.run_in_executor(None, self.transport.close)
+
+        await self._repeat("sender", self._deliver, self.mail_waiting,
+                           lambda handled: 0 if handled else self.config.worker.poll_seconds,
+                           after)
+        await loop.run_in_executor(None, self.transport.close)
+
+    def _deliver(self) -> int:
+        from judge.mail.sender import deliver_batch
+
+        handled = deliver_batch(self.store, self.transport, self.config, SEND_BATCH)
+        self.sent += handled
+        return handled
+
+    async def _wait(self, event: asyncio.Event, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass

@@ -1,0 +1,173 @@
+"""The daemon's two processes: the back office (worker, sender, scheduler) is started with the
+daemon, started again when it ends, stopped with it, and dies with it when it is killed; and
+the two take turns at SQLite's write lock."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import RunningJudge, make_mail
+from judge.config import Config, JudgeSection
+from judge.mail.intake import Arrival, message_id_of, store_arrivals
+from judge.mail.worker import claim_batch, process_batch
+from judge.pipeline import Pipeline
+from judge.store.db import Store
+from judge.store.leases import release_dead_leases
+from judge.store.models import InboundMessage
+from judge.store.turns import MAX_WAIT, WriteTurns
+
+STARTED = re.compile(r"back office started \(pid (\d+)\)")
+
+
+def back_office_pids(judge: RunningJudge, count: int = 1, timeout: float = 20) -> list[int]:
+    """The pids of the back offices the daemon has started, once there are ``count``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = [int(pid) for pid in STARTED.findall(judge.log())]
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.05)
+    raise AssertionError(f"{count} back office start(s) not logged:\n{judge.log()}")
+
+
+def gone(pid: int) -> bool:
+    """No such process any more (a zombie waiting for its new parent counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def wait_gone(pid: int, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not gone(pid):
+        assert time.monotonic() < deadline, f"process {pid} still runs"
+        time.sleep(0.05)
+
+
+def test_the_back_office_is_a_process_of_its_own_at_a_lower_priority(
+        judge: RunningJudge) -> None:
+    pid, = back_office_pids(judge)
+    assert judge.proc is not None and pid != judge.proc.pid
+    assert int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) \
+        == judge.proc.pid  # its parent is the daemon
+    deadline = time.monotonic() + 20  # it lowers its priority as it starts
+    while os.getpriority(os.PRIO_PROCESS, pid) <= os.getpriority(os.PRIO_PROCESS,
+                                                                 judge.proc.pid):
+        assert time.monotonic() < deadline, "the back office runs at the daemon's priority"
+        time.sleep(0.05)
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+
+
+def test_a_back_office_that_ends_is_started_again_and_mail_is_answered(
+        judge: RunningJudge) -> None:
+    first, = back_office_pids(judge)
+    os.kill(first, signal.SIGKILL)
+    wait_gone(first)
+    _, second = back_office_pids(judge, 2)
+    assert second != first
+    assert "ended with exit code -9; starting it again" in judge.log()
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+    assert judge.stop() == 0
+    wait_gone(second)
+
+
+def test_the_back_office_stops_with_the_daemon(judge: RunningJudge) -> None:
+    pid, = back_office_pids(judge)
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+    assert judge.stop(signal.SIGTERM) == 0
+    wait_gone(pid)
+    assert "stopped" in judge.log()
+
+
+def test_the_back_office_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
+    pid, = back_office_pids(judge)
+    judge.stop(signal.SIGKILL)
+    wait_gone(pid)
+
+
+def test_a_restarted_back_office_takes_back_leases_in_its_daemons_pid() -> None:
+    """The daemon takes no leases: one in its pid's name was an earlier start's."""
+    host = socket.gethostname()
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        store = Store("sqlite://")
+        from judge.store.schema import ensure_schema
+        ensure_schema(store.engine)
+        raw = make_mail("VERSION", sender="a@example.org").as_bytes()
+        store_arrivals(store, [Arrival("judge@example.org", "a@example.org", raw,
+                                       message_id_of(raw))])
+        with store.transaction() as s:
+            s.query(InboundMessage).one().lease_owner = f"{host}:{live.pid}:feedfacefeedface"
+        with store.transaction() as s:
+            assert release_dead_leases(s) == 0
+            assert release_dead_leases(s, holding_none=[live.pid]) == 1
+    finally:
+        live.kill()
+        live.wait()
+
+
+# --------------------------------------------------------------------------- taking turns
+
+def test_a_request_for_the_lock_is_seen_and_lapses_when_never_given_back() -> None:
+    turns = WriteTurns()
+    assert not turns.asked_for()
+    turns.wait_turn()  # nobody asked: no wait
+    turns.asked()
+    assert turns.asked_for()
+    started = time.monotonic()
+    turns.wait_turn()
+    assert time.monotonic() - started >= MAX_WAIT * 0.9
+    assert not turns.asked_for()  # lapsed
+
+
+def test_the_worker_waits_until_intake_gives_the_lock_back() -> None:
+    turns = WriteTurns()
+    turns.asked()
+    threading.Timer(0.005, turns.given_back).start()
+    turns.wait_turn()
+    assert not turns.asked_for()
+
+
+class CountingTurns(WriteTurns):
+    """Asked for the lock all the time; counts the transactions the worker began."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.began = 0
+        self.asked()
+
+    def wait_turn(self) -> None:
+        self.began += 1
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_while_intake_waits_the_worker_commits_after_each_message(asked: bool,
+                                                                  store: Store) -> None:
+    config = Config(judge=JudgeSection(address="judge@example.org"))
+    arrivals = []
+    for i in range(4):
+        raw = make_mail("VERSION", sender=f"p{i}@example.org").as_bytes()
+        arrivals.append(Arrival("judge@example.org", f"p{i}@example.org", raw,
+                                message_id_of(raw)))
+    store_arrivals(store, arrivals)
+    ids = claim_batch(store, config, None, 10)
+    turns = CountingTurns() if asked else WriteTurns()
+    assert process_batch(store, config, ids, Pipeline(config), seconds=60, turns=turns) == 4
+    if asked:
+        assert isinstance(turns, CountingTurns) and turns.began == 4
+    with store.reading() as s:
+        assert {r.status for r in s.query(InboundMessage)} == {"done"}
