@@ -9,10 +9,11 @@ nothing but the database and a socket pair.
 Why two processes: CPython runs one thread of a process at a time.  With the worker in the
 intake's process, a burst of mail was stored at about a third of the rate of a bare aiosmtpd
 server, because every millisecond the worker spent was one intake could not; on its own,
-intake stores a burst at about 60 % of it (benchmarks/intake.py).  This process runs at a
-lower CPU priority (``nice`` +5: a quarter of a core's time when both want the same core), so
-when the machine is short of CPU accepting mail comes first, and when intake is quiet the
-worker has a core to itself.
+intake stores a burst at nearly half of it (benchmarks/steady_load.py).  This process runs at
+the lowest CPU priority (``nice`` 19), so when the machine is short of CPU accepting mail comes
+first, and when intake is quiet (or busy on one core of two) the worker has a core to itself.
+(Measured: at nice 5 a burst was stored at a third of the bare rate, at 19 nearly half; a
+steady 100 mails a second is answered in full either way.)
 
 The socket pair carries two things.  Intake writes a byte each time it stored mail, so the
 worker starts at once rather than at its next poll (writes are non-blocking: when the buffer is

@@ -107,6 +107,9 @@ class Daemon:
         loop = asyncio.get_running_loop()
         what = await loop.run_in_executor(None, ensure_schema, self.store.engine)
         log.info("database %s: schema %s", self.store.engine.url.render_as_string(), what)
+        moved = await loop.run_in_executor(None, self.writer.recover)
+        if moved:
+            log.info("moved %d message(s) accepted before the last stop from the spool", moved)
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
         self._fit_connections_to_files()
@@ -134,6 +137,7 @@ class Daemon:
         if self.web is not None:
             await self.web.cleanup()
         await self._drain_sessions()
+        await self.writer.close()
         supervisor.cancel()
         await self.back_office.stop(self.config.intake.shutdown_grace)
         self.store.dispose()

@@ -3,7 +3,8 @@
 The handler is deliberately small (aiosmtpd hooks only).  Writes go through
 :class:`InboundWriter` (the rows themselves are written by judge.store.inbound), which commits
 the messages of concurrent sessions together ("group commit"): one fsync covers every message
-waiting at that moment, so durability costs one disk flush per batch rather than per message.
+waiting at that moment, so durability costs one disk flush per batch rather than per message;
+on SQLite, a batch that would have to wait for the write lock is committed to a spool instead.
 A batch the database refuses is stored again session by session, so only the session whose
 message cannot be stored is answered 451.
 
@@ -24,7 +25,7 @@ from typing import Any, Callable
 from judge.addresses import is_judge_address, normalise
 from judge.mail.clean import clean_line, has_control
 from judge.store.db import Store
-from judge.store.inbound import SqliteInbound, insert_inbound
+from judge.store.inbound import SqliteInbound, Spool, insert_inbound, stamped
 
 log = logging.getLogger("judge.intake")
 
@@ -103,7 +104,16 @@ def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
 
 
 class InboundWriter:
-    """Serialises intake writes and commits whatever is waiting in one transaction."""
+    """Serialises intake writes and commits whatever is waiting in one transaction.
+
+    On SQLite a batch that finds the write lock taken (the worker is committing, say) is
+    committed to the spool instead (judge.store.inbound.Spool) and answered at once; the spool
+    is moved into the inbound table as soon as the lock is free, and meanwhile the writer
+    holding it is asked to step aside (``on_lock_wanted``; judge.store.turns).  ``on_stored``
+    is called whenever mail reached the inbound table.
+    """
+
+    MOVE_RETRY = 0.002  # seconds between tries to move the spool while the lock is taken
 
     def __init__(self, store: Store, on_stored: Callable[[], None] | None = None,
                  on_lock_wanted: Callable[[], None] | None = None) -> None:
@@ -112,21 +122,57 @@ class InboundWriter:
         self._on_lock_wanted = on_lock_wanted
         self._pending: list[tuple[list[Arrival], asyncio.Future[int]]] = []
         self._flushing = False
+        self._stored = False  # mail reached the inbound table since on_stored was last called
+        self._retry: asyncio.TimerHandle | None = None
         self._sqlite = SqliteInbound.of(store) if store.engine.dialect.name == "sqlite" else None
+        self._spool = Spool.beside(store) if self._sqlite is not None else None
 
     @property
     def busy(self) -> bool:
         return self._flushing or bool(self._pending)
 
+    @property
+    def spooled(self) -> int:
+        """Messages accepted and waiting in the spool for the inbound table."""
+        return self._spool.waiting if self._spool is not None else 0
+
+    def recover(self) -> int:
+        """Move what an earlier run left in the spool (waiting for the lock); how many."""
+        if self._spool is None or self._sqlite is None or not self._spool.waiting:
+            return 0
+        waiting = self._spool.waiting
+        self._spool.move(self._sqlite, wait=True)
+        return waiting
+
+    async def close(self) -> None:
+        """Move the spool into the inbound table before the daemon stops (waiting for the
+        lock; the worker is asked to step aside), and close it."""
+        if self._retry is not None:
+            self._retry.cancel()
+        if self._spool is None:
+            return
+        if self._spool.waiting and self._on_lock_wanted is not None:
+            self._on_lock_wanted()
+        try:
+            if await asyncio.get_running_loop().run_in_executor(None, self.recover):
+                self._tell_stored()
+        except Exception:
+            log.exception("could not move the spool into the database; it is moved at the "
+                          "next start")
+        self._spool.close()
+
     async def write(self, arrivals: list[Arrival]) -> int:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[int] = loop.create_future()
         self._pending.append((arrivals, future))
+        self._start_flush()
+        return await future
+
+    def _start_flush(self) -> None:
         if not self._flushing:
             self._flushing = True
             # Scheduled, not run now: the sessions whose data is already read join this batch.
-            loop.call_soon(lambda: asyncio.ensure_future(self._flush()))
-        return await future
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
 
     async def _flush(self) -> None:
         try:
@@ -152,23 +198,63 @@ class InboundWriter:
                 for arrivals, future in batch:
                     if not future.done():
                         future.set_result(len(arrivals))
-                if self._on_stored:
-                    self._on_stored()
+                self._tell_stored()
+            self._move_spool()
+            self._tell_stored()
+            if self.spooled:
+                if self._on_lock_wanted is not None:
+                    self._on_lock_wanted()
+                self._move_later()
         finally:
             self._flushing = False
+
+    def _tell_stored(self) -> None:
+        if self._stored and self._on_stored is not None:
+            self._on_stored()
+        self._stored = False
+
+    def _move_spool(self) -> None:
+        """Move the spool into the inbound table if the lock is free (never waits)."""
+        if self._spool is None or self._sqlite is None or not self._spool.waiting:
+            return
+        before = self._spool.waiting
+        try:
+            self._spool.move(self._sqlite, wait=False)
+        except Exception:
+            log.exception("could not move the spool into the database; will try again")
+        self._stored = self._stored or self._spool.waiting < before
+
+    def _move_later(self) -> None:
+        if self._retry is None:
+            self._retry = asyncio.get_running_loop().call_later(self.MOVE_RETRY, self._moving)
+
+    def _moving(self) -> None:
+        self._retry = None
+        self._start_flush()  # a flush moves the spool at its end
 
     async def _store_batch(self, arrivals: list[Arrival]) -> None:
         # SQLite: commit right here on the loop when the lock is free.  A commit is a fraction
         # of a millisecond, far less than handing the batch to a thread and back (each
-        # hand-over waits for the GIL); only when another writer holds the lock does the batch
-        # go to a thread to wait for it, and the writer holding it is asked to step aside
-        # (judge.store.turns).
-        rows = [a.row() for a in arrivals]
-        if self._sqlite is None or self._sqlite.insert(rows, wait=False) is None:
-            if self._sqlite is not None and self._on_lock_wanted is not None:
+        # hand-over waits for the GIL).  When another writer holds the lock, the batch goes
+        # to the spool (also committed here: nobody else writes it), so a burst of mail is
+        # never held up behind the worker; and while the spool holds mail, new mail joins it.
+        if self._sqlite is not None:
+            rows = stamped([a.row() for a in arrivals])
+            if self._spool is not None and self._spool.waiting:
+                stored = self._spool.move(self._sqlite, rows)  # the spool first, in order
+            else:
+                stored = self._sqlite.insert_stamped(rows, wait=False) is not None
+            if stored:
+                self._stored = True
+                return
+            if self._spool is not None:
+                self._spool.insert(rows)
+                return
+            if self._on_lock_wanted is not None:
                 self._on_lock_wanted()
-            await asyncio.get_running_loop().run_in_executor(None, store_arrivals, self._store,
-                                                             arrivals)
+        await asyncio.get_running_loop().run_in_executor(None, store_arrivals, self._store,
+                                                         arrivals)
+        self._stored = True
 
 
 def _fail(future: "asyncio.Future[int]", exc: BaseException) -> None:

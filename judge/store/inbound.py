@@ -3,7 +3,7 @@
 Intake (judge.mail.intake) hands over rows ready to store; this module commits them.  On
 PostgreSQL an ``INSERT … ON CONFLICT DO NOTHING`` per row; on SQLite a lean path of its own
 (:class:`SqliteInbound`), because intake commits on the event loop while SMTP is parsed in the
-same process.
+same process, and a spool (:class:`Spool`) for the moments another writer holds the lock.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 import weakref
+from pathlib import Path
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
@@ -20,6 +21,8 @@ from judge.store.models import InboundMessage, InboundStatus
 
 # (dedupe_key, message_id, recipients, envelope_sender, raw), cleaned and cut to size
 InboundRow = tuple[str, str | None, str, str, bytes]
+# the same and received_at, for SQLite (see stamped)
+StampedRow = tuple[str, str | None, str, str, bytes, str]
 
 
 def insert_inbound(store: Store, rows: list[InboundRow]) -> int:
@@ -82,10 +85,11 @@ class SqliteInbound:
 
     def insert(self, rows: list[InboundRow], *, wait: bool = True) -> int | None:
         """Store and commit; with ``wait=False`` return None at once if another writer holds
-        the lock (the event loop calls it so, and hands the batch to a thread instead)."""
-        # SQLAlchemy's SQLite DateTime storage format, so the ORM reads these rows back.
-        now = utcnow().strftime("%Y-%m-%d %H:%M:%S.%f")
-        stamped = [(*row, now) for row in rows]
+        the lock (the event loop calls it so, and spools the batch instead)."""
+        return self.insert_stamped(stamped(rows), wait=wait)
+
+    def insert_stamped(self, stamped: list[StampedRow], *, wait: bool = True) -> int | None:
+        """:meth:`insert` of rows that carry their time of arrival (see :func:`stamp`)."""
         db = self.connection
         deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
         while True:
@@ -110,3 +114,83 @@ class SqliteInbound:
 
 
 _SQLITE_INBOUND: "weakref.WeakKeyDictionary[Store, SqliteInbound]" = weakref.WeakKeyDictionary()
+
+
+def stamped(rows: list[InboundRow]) -> list[StampedRow]:
+    """The rows with their time of arrival, now, in SQLAlchemy's SQLite DateTime storage
+    format (so the ORM reads them back)."""
+    now = utcnow().strftime("%Y-%m-%d %H:%M:%S.%f")
+    return [(*row, now) for row in rows]
+
+
+class Spool:
+    """Messages intake accepted while another writer held SQLite's write lock.
+
+    A SQLite file of its own beside the database (``judge.db`` → ``judge.db.spool``), written
+    only by intake, so storing there never waits.  A message is answered 250 once it is
+    committed here (WAL, synchronous=FULL, like the database), and moved into the inbound table
+    as soon as the lock is free (:meth:`move`); while the spool holds anything every new
+    arrival joins it, so messages reach the inbound table, and the worker, in the order they
+    came.  A move commits the inbound rows first and then deletes them from the spool: a crash
+    between the two moves them again, and the inbound table's duplicate check (the Message-ID
+    key) keeps the second copy out, so each message is still stored, and executed, once.
+    """
+
+    COLUMNS = "dedupe_key, message_id, recipients, envelope_sender, raw, received_at"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        db = self.connection
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        db.execute("CREATE TABLE IF NOT EXISTS spool (id INTEGER PRIMARY KEY, dedupe_key TEXT,"
+                   " message_id TEXT, recipients TEXT, envelope_sender TEXT, raw BLOB,"
+                   " received_at TEXT)")
+        self.waiting = db.execute("SELECT count(*) FROM spool").fetchone()[0]
+
+    @classmethod
+    def beside(cls, store: Store) -> "Spool | None":
+        """The spool of a SQLite database kept in a file; None for any other database."""
+        url = store.engine.url
+        if url.get_backend_name() != "sqlite" or not url.database \
+                or url.database == ":memory:" or url.database.startswith("file:"):
+            return None
+        return cls(Path(url.database + ".spool"))
+
+    def insert(self, stamped: list[StampedRow]) -> None:
+        """Store and commit (durably: the caller answers 250 next)."""
+        db = self.connection
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(f"INSERT INTO spool ({self.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                           stamped)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self.waiting += len(stamped)
+
+    def move(self, inbound: SqliteInbound, also: list[StampedRow] | None = None, *,
+             wait: bool = False) -> bool:
+        """Move what the spool holds, oldest first, and then the rows ``also``, into the
+        inbound table in one transaction (one disk flush); False, with nothing written, when
+        the lock is taken and ``wait`` is False."""
+        db = self.connection
+        spooled = db.execute(f"SELECT id, {self.COLUMNS} FROM spool ORDER BY id").fetchall()
+        if inbound.insert_stamped([row[1:] for row in spooled] + (also or []),
+                                  wait=wait) is None:
+            return False
+        if spooled:
+            # Need not reach the disk: rows moved again after a crash are known by their key.
+            db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                db.execute("DELETE FROM spool WHERE id <= ?", (spooled[-1][0],))
+            finally:
+                db.execute("PRAGMA synchronous=FULL")
+        self.waiting = 0
+        return True
+
+    def close(self) -> None:
+        self.connection.close()

@@ -1,0 +1,133 @@
+"""Intake's spool on SQLite: mail that arrives while another writer holds the write lock is
+committed to the spool and answered at once, reaches the inbound table in the order it came as
+soon as the lock is free, survives a stop or a crash in between, and is stored once."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import RunningJudge, make_mail, on_postgresql
+from judge.mail.intake import Arrival, InboundWriter, message_id_of
+from judge.store.db import Store
+from judge.store.inbound import SqliteInbound, Spool, stamped
+from judge.store.schema import ensure_schema
+
+pytestmark = pytest.mark.skipif(on_postgresql(), reason="the spool is SQLite's")
+
+
+def arrival(n: int, msgid: str | None = None) -> Arrival:
+    raw = make_mail("VERSION", sender=f"p{n}@example.org",
+                    msgid=msgid or f"<spool-{n}@example.org>").as_bytes()
+    return Arrival("judge@example.org", f"p{n}@example.org", raw, message_id_of(raw))
+
+
+def senders(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return [r[0] for r in db.execute("SELECT envelope_sender FROM inbound ORDER BY id")]
+
+
+class Lock:
+    """Another writer holding SQLite's write lock (the worker, say)."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        self.db.execute("COMMIT")
+        self.db.close()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "judge.db"
+    store = Store(f"sqlite:///{path}")
+    ensure_schema(store.engine)
+    store.dispose()
+    return path
+
+
+def test_mail_is_spooled_while_the_lock_is_taken_and_moved_in_order(db: Path) -> None:
+    store = Store(f"sqlite:///{db}")
+    asked: list[str] = []
+
+    async def scenario() -> None:
+        writer = InboundWriter(store, on_stored=lambda: asked.append("stored"),
+                               on_lock_wanted=lambda: asked.append("lock"))
+        lock = Lock(db)
+        # Answered while the lock is held: the message is in the spool, durably.
+        await asyncio.wait_for(writer.write([arrival(1)]), 5)
+        assert writer.spooled == 1 and senders(db) == []
+        assert "lock" in asked  # the writer holding the lock was asked to step aside
+        await asyncio.sleep(0.02)
+        assert writer.spooled == 1  # still taken: still there
+        lock.release()
+        # The next message comes after the spooled one, in one transaction with it.
+        await writer.write([arrival(2)])
+        assert writer.spooled == 0
+        assert senders(db) == ["p1@example.org", "p2@example.org"]
+        assert asked[-1] == "stored"  # the worker is woken
+        await writer.close()
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
+def test_the_spool_is_moved_without_new_mail_once_the_lock_is_free(db: Path) -> None:
+    store = Store(f"sqlite:///{db}")
+
+    async def scenario() -> None:
+        writer = InboundWriter(store)
+        lock = Lock(db)
+        await writer.write([arrival(1)])
+        lock.release()
+        for _ in range(200):  # the writer tries again every few milliseconds
+            if not writer.spooled:
+                break
+            await asyncio.sleep(0.005)
+        assert senders(db) == ["p1@example.org"]
+        await writer.close()
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
+def test_a_move_cut_short_by_a_crash_stores_each_message_once(db: Path) -> None:
+    store = Store(f"sqlite:///{db}")
+    inbound = SqliteInbound(store)
+    spool = Spool(Path(str(db) + ".spool"))
+    spool.insert(stamped([arrival(1).row(), arrival(2).row()]))
+    # The crash: the inbound rows committed, the spool's delete never happened.
+    inbound.insert_stamped(spool.connection.execute(
+        f"SELECT {Spool.COLUMNS} FROM spool ORDER BY id").fetchall())
+    spool.close()
+    again = Spool(Path(str(db) + ".spool"))
+    assert again.waiting == 2
+    assert again.move(inbound, wait=True)
+    assert again.waiting == 0
+    assert senders(db) == ["p1@example.org", "p2@example.org"]
+    again.close()
+    store.dispose()
+
+
+def test_no_spool_beside_a_database_in_memory() -> None:
+    store = Store("sqlite://")
+    assert Spool.beside(store) is None
+    store.dispose()
+
+
+def test_mail_left_in_the_spool_is_answered_after_a_restart(
+        judge: RunningJudge) -> None:
+    judge.stop()
+    spool = Spool(Path(str(judge.db_path) + ".spool"))
+    spool.insert(stamped([arrival(1).row()]))
+    spool.close()
+    judge.start()
+    reply, = judge.wait_replies(1)
+    assert str(reply["To"]) == "p1@example.org"
+    assert "moved 1 message(s) accepted before the last stop from the spool" in judge.log()
+    assert senders(judge.db_path) == ["p1@example.org"]
