@@ -248,3 +248,52 @@ def test_one_failing_message_of_a_batch_is_rolled_back_alone(
     assert replies == ["p1@example.org", "p2@example.org", "p3@example.org"]  # not "bad"
     assert status["bad@example.org"] == ("new", 1, "RuntimeError: cannot digest bad")
     assert [status[f"p{i}@example.org"][0] for i in (1, 2, 3)] == ["done"] * 3
+
+
+def test_a_batch_needing_password_hashes_is_read_by_two_threads_in_order(
+        store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a message needed a hash, a second thread joins the reading; the runs still come
+    out in arrival order, and one that fails to read is returned as a failure."""
+    import threading
+
+    from judge.pipeline import Pipeline
+    from judge.service import passwords
+
+    store_arrivals(store, [Arrival("judge@example.org", f"p{i}@example.org",
+                                   f"Message-ID: <h{i}@x>\r\n\r\nVERSION\r\n".encode(), f"<h{i}@x>")
+                           for i in range(16)])
+    ids = claim_batch(store, config, None, 20)
+    readers: dict[int, str] = {}
+
+    def read(self: Pipeline, run: object, session: Session, row: InboundMessage) -> None:
+        readers[row.id] = threading.current_thread().name
+        passwords.hash_password("secret")  # as a first sign-on would
+        if row.id == ids[5]:
+            raise ValueError("unreadable")
+
+    monkeypatch.setattr(Pipeline, "_read", read)
+    runs, failures = Pipeline(config)._read_all(store, ids)
+    assert [run.inbound_id for run in runs] == [i for i in ids if i != ids[5]]
+    assert [i for i, _ in failures] == [ids[5]]
+    assert len(set(readers.values())) == 2
+
+
+def test_a_batch_needing_no_hash_is_read_by_one_thread(
+        store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from judge.pipeline import Pipeline
+
+    store_arrivals(store, [Arrival("judge@example.org", f"p{i}@example.org",
+                                   f"Message-ID: <n{i}@x>\r\n\r\nVERSION\r\n".encode(), f"<n{i}@x>")
+                           for i in range(6)])
+    ids = claim_batch(store, config, None, 10)
+    readers: set[str] = set()
+
+    def read(self: Pipeline, run: object, session: Session, row: InboundMessage) -> None:
+        readers.add(threading.current_thread().name)
+
+    monkeypatch.setattr(Pipeline, "_read", read)
+    runs, failures = Pipeline(config)._read_all(store, ids)
+    assert [run.inbound_id for run in runs] == ids and not failures
+    assert readers == {threading.current_thread().name}
