@@ -17,7 +17,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
-from email.headerregistry import Address, BaseHeader, HeaderRegistry, UnstructuredHeader
+from email.headerregistry import Address, BaseHeader, UnstructuredHeader
 from email.message import EmailMessage
 from email.policy import Policy
 from email.utils import format_datetime, make_msgid
@@ -30,6 +30,7 @@ from judge import __version__
 from judge.config import Config
 from judge.mail import times
 from judge.mail.clean import clean, clean_line
+from judge.mail.headers import RememberingHeaders
 from judge.mail.subjects import reply_subject
 from judge.resources import templates_dir
 
@@ -79,7 +80,7 @@ class _MessageIdsHeader(UnstructuredHeader, BaseHeader):
         return policy.linesep.join(lines) + policy.linesep
 
 
-_HEADERS = HeaderRegistry()
+_HEADERS = RememberingHeaders()
 _HEADERS.map_to_type("in-reply-to", _MessageIdsHeader)
 _HEADERS.map_to_type("references", _MessageIdsHeader)
 # The headers' classes come from the message's policy; outbox.enqueue serialises with SMTP's.
@@ -130,6 +131,8 @@ class Composer:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.env = make_environment()
+        # As text, so that its parse is remembered (judge.mail.headers); the same header.
+        self._from = str(Address(config.judge.name, addr_spec=config.judge.address))
 
     def render(self, template: str, **variables: Any) -> str:
         return self.env.get_template(template).render(**variables)
@@ -137,7 +140,7 @@ class Composer:
     def _base(self, to: Iterable[str], subject: str, body: str, now: datetime,
               auto: str) -> EmailMessage:
         msg = EmailMessage(policy=_POLICY)
-        msg["From"] = Address(self.config.judge.name, addr_spec=self.config.judge.address)
+        msg["From"] = self._from
         msg["To"] = ", ".join(dict.fromkeys(clean_line(address) for address in to))
         msg["Subject"] = clean_line(subject)
         msg["Date"] = format_datetime(now)

@@ -32,6 +32,7 @@ from email.message import Message
 from bs4 import BeautifulSoup, NavigableString
 
 from judge.mail.clean import clean, clean_line
+from judge.mail.headers import RememberingHeaders
 
 __all__ = ["ReadMail", "read_message", "body_lines", "read_body"]
 
@@ -54,6 +55,10 @@ class ReadMail:
 # --------------------------------------------------------------------------- entry point
 
 
+# policy.default, parsing each header once however often it is asked for (judge.mail.headers)
+_READING = policy.default.clone(header_factory=RememberingHeaders())
+
+
 def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str) -> ReadMail:
     """Read one raw message. ``envelope_sender`` is the SMTP MAIL FROM (None if unknown,
     e.g. for ``judge inject``); ``judge_address`` is the judge's own address."""
@@ -62,7 +67,7 @@ def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str)
         raw = str(raw).encode("utf-8", "surrogateescape")
     # policy.default is the modern API, but its lazy header parsers can raise on some
     # malformed input; compat32 is the forgiving old parser. Last resort: raw text.
-    for pol in (policy.default, policy.compat32):
+    for pol in (_READING, policy.compat32):
         try:
             msg = email.message_from_bytes(bytes(raw), policy=pol)
             # a fresh list per attempt: notes from a failed attempt would only confuse

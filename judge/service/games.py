@@ -47,9 +47,19 @@ def find_game(session: Session, name: str) -> Game:
 
 def lock_game(session: Session, game_id: int) -> Game:
     """The game row, locked for this transaction (a no-op on SQLite, whose BEGIN IMMEDIATE
-    already serialises writers) and re-read so no stale copy is changed."""
-    return session.scalars(select(Game).where(Game.id == game_id).with_for_update()
+    already serialises writers) and re-read so no stale copy is changed.
+
+    Where several daemons share the database (PostgreSQL), what this transaction read before
+    it held the lock (the game's seats, say) may have been changed and committed by another
+    since: every other row it holds is read again when next used (the session keeps what it
+    loaded, judge.store.db).  The query flushed this transaction's own changes first."""
+    game = session.scalars(select(Game).where(Game.id == game_id).with_for_update()
                            .execution_options(populate_existing=True)).one()
+    if session.get_bind().dialect.name != "sqlite":
+        for held in list(session.identity_map.values()):
+            if held is not game:
+                session.expire(held)
+    return game
 
 
 # commands whose first argument names a game (SIGNON's after the power letter)
