@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from judge.utc import utcnow
@@ -100,6 +100,13 @@ def games_of(context: Context | None) -> str:
 
 class _Finished(Exception):
     """Another worker finished the message first: what this one wrote is rolled back."""
+
+
+# Whether an address is the master of a game in play (built once: building it cost more
+# than running it, once a message).
+_MASTER_IN_PLAY = (select(Seat.id).join(Game, Game.id == Seat.game_id)
+                   .where(Seat.address == bindparam("address"), Seat.kind == SeatKind.MASTER,
+                          Seat.status == SeatStatus.ACTIVE, Game.state.in_(PLAYING)).limit(1))
 
 
 class Pipeline:
@@ -337,10 +344,7 @@ class Pipeline:
 
     def _cap_for(self, session: Session, address: str) -> int:
         """The master of a game in play may need more replies (LIST every phase)."""
-        master = session.scalars(
-            select(Seat.id).join(Game, Game.id == Seat.game_id)
-            .where(Seat.address == address, Seat.kind == SeatKind.MASTER, Seat.status == SeatStatus.ACTIVE,
-                   Game.state.in_(PLAYING)).limit(1)).first()
+        master = session.scalars(_MASTER_IN_PLAY, dict(address=address)).first()
         judge = self.config.judge
         return max(judge.master_replies_per_day, judge.replies_per_day) if master \
             else judge.replies_per_day

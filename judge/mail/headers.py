@@ -30,6 +30,20 @@ class RememberingHeaders(HeaderRegistry):
         super().__init__()
         self._parsed: OrderedDict[tuple[str, str], BaseHeader] = OrderedDict()
         self._lock = threading.Lock()  # the worker's two reading threads share it
+        self._classes: dict[str, type[BaseHeader]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        # The email package builds a new class for every header it parses or checks (a
+        # quarter of composing a reply); one per name serves.
+        key = name.lower()
+        made = self._classes.get(key)
+        if made is None:
+            made = self._classes[key] = super().__getitem__(name)
+        return made
+
+    def map_to_type(self, name: str, cls: type[BaseHeader]) -> None:
+        super().map_to_type(name, cls)
+        self._classes.pop(name.lower(), None)
 
     def __call__(self, name: str, value: object) -> BaseHeader:
         if not isinstance(value, str) or len(value) > self.LONGEST:

@@ -17,7 +17,7 @@ import logging
 from datetime import datetime
 from typing import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import Executable, bindparam, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -34,10 +34,21 @@ def _insert(session: Session):
 
 def heard_from(session: Session, address: str, now: datetime) -> None:
     """``address`` has written to the judge: from now on it gets the judge's mail."""
-    stmt = _insert(session)(KnownAddress).values(address=address, confirmed_at=now)
-    session.execute(stmt.on_conflict_do_update(
-        index_elements=["address"], set_={"confirmed_at": now},
-        where=KnownAddress.confirmed_at.is_(None)))
+    dialect = session.get_bind().dialect.name
+    stmt = _HEARD.get(dialect)
+    if stmt is None:  # built once per dialect: building it cost more than running it
+        insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        stmt = _HEARD[dialect] = insert(KnownAddress).values(
+            address=bindparam("address"), confirmed_at=bindparam("now")).on_conflict_do_update(
+            index_elements=["address"], set_={"confirmed_at": bindparam("now")},
+            where=KnownAddress.confirmed_at.is_(None))
+    session.execute(stmt, dict(address=address, now=now))
+
+
+_HEARD: dict[str, Executable] = {}
+# What the judge knows of some addresses (built once, like _HEARD).
+_KNOWN = (select(KnownAddress.address, KnownAddress.confirmed_at, KnownAddress.notified_at)
+          .where(KnownAddress.address.in_(bindparam("addresses", expanding=True))))
 
 
 def unheard(session: Session, addresses: set[str]) -> set[str]:
@@ -65,9 +76,7 @@ def screen(session: Session, addresses: Iterable[str], now: datetime,
         wanted.append(usable)
     if not wanted:
         return []
-    rows = {row.address: row for row in session.execute(
-        select(KnownAddress.address, KnownAddress.confirmed_at, KnownAddress.notified_at)
-        .where(KnownAddress.address.in_(wanted)))}
+    rows = {row.address: row for row in session.execute(_KNOWN, dict(addresses=wanted))}
     allowed: list[str] = []
     first_notices: list[str] = []
     for address in dict.fromkeys(wanted):

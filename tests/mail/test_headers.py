@@ -37,3 +37,17 @@ def test_only_so_many_are_kept() -> None:
     for n in range(1, RememberingHeaders.KEEP + 1):
         headers("Subject", f"s{n}")
     assert headers("Subject", "s0") is not first  # the oldest was let go
+
+
+def test_one_class_per_header_name_and_a_mapping_made_later_counts() -> None:
+    from email.headerregistry import UnstructuredHeader
+
+    headers = RememberingHeaders()
+    assert type(headers("Subject", "a")) is type(headers("Subject", "b"))
+    assert headers["X-Ids"] is headers["x-ids"]
+
+    class Ids(UnstructuredHeader):
+        pass
+
+    headers.map_to_type("x-ids", Ids)
+    assert issubclass(headers["X-Ids"], Ids)
