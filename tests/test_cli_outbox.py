@@ -30,9 +30,9 @@ def add(store: Store, to: str, subject: str, status: str, attempts: int = 0,
     config = Config(judge=JudgeSection(address="judge@example.org"))
     msg = Composer(config).broadcast(to=[to], subject=subject, body="text\n", now=NOW)
     with store.transaction() as s:
-        row = enqueue(s, msg)
+        row = s.get(OutboxMessage, enqueue(s, msg))
+        assert row is not None
         row.status, row.attempts, row.last_error = status, attempts, last_error
-        s.flush()
         return row.id
 
 

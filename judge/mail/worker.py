@@ -159,20 +159,20 @@ def mark_processed(session: Session, inbound_id: int, outcome: str, note: str | 
     """Mark the message ``outcome`` (done, ignored) in the caller's transaction; False when
     it is no longer new (another worker finished it: the caller must roll back)."""
     # Conditional on still being new: with two workers only one commit can win.
-    return bool(rows_changed(session.execute(_MARK, dict(
+    return bool(rows_changed(session.connection().execute(_MARK, dict(
         inbound_id=inbound_id, outcome=outcome, processed_at=utcnow(),
         note=clean(note) if note else None))))
 
 
-# Built once: building the statement cost more than running it, once a message; and the
-# session's copies of rows are not searched for the one it changed.
-_MARK = (update(InboundMessage)
-         .where(InboundMessage.id == bindparam("inbound_id"),
-                InboundMessage.status == InboundStatus.NEW)
+# Built once, and run on the session's connection rather than through the ORM: building the
+# statement, and the ORM's work around it, cost more than running it, once a message.  (The
+# caller's copy of the row is read afresh, populate_existing, where it matters.)
+_TABLE = InboundMessage.metadata.tables[InboundMessage.__tablename__]
+_INBOUND = _TABLE.c
+_MARK = (update(_TABLE)
+         .where(_INBOUND.id == bindparam("inbound_id"), _INBOUND.status == InboundStatus.NEW)
          .values(status=bindparam("outcome"), processed_at=bindparam("processed_at"),
-                 lease_until=None, lease_owner=None, note=bindparam("note"))
-         # the caller's copy of the row is read afresh (populate_existing) where it matters
-         .execution_options(synchronize_session=False))
+                 lease_until=None, lease_owner=None, note=bindparam("note")))
 
 
 def process_claimed(store: Store, config: Config, inbound_id: int, processor: Processor) -> bool:

@@ -66,9 +66,7 @@ def queue(store: Store, config: Config, to: list[str] | None = None,
                                  original_id="<orig@example.com>", references=[], body=body,
                                  now=NOW)
     with store.transaction() as s:
-        row = enqueue(s, msg)
-        s.flush()
-        return row.id
+        return enqueue(s, msg)
 
 
 def row_of(store: Store, row_id: int) -> OutboxMessage:
