@@ -78,6 +78,7 @@ class BackOffice:
         self.config = config
         self.verbose = verbose
         self.report = Report()
+        self.running = asyncio.Event()  # set by the first report of a process started
         self.process: BaseProcess | None = None
         self._sock: socket.socket | None = None
         self._buffer = b""
@@ -98,6 +99,7 @@ class BackOffice:
         self._sock, self._buffer = ours, b""
         self.started_at = loop.time()
         self.report = Report(*self._counted)
+        self.running.clear()
         loop.add_reader(ours.fileno(), self._read)
         log.info("back office started (pid %s)", self.process.pid)
 
@@ -146,6 +148,7 @@ class BackOffice:
                              sent=base_sent + int(data.get("sent", 0)),
                              ages={str(k): float(v) for k, v in data.get("ages", {}).items()},
                              at=asyncio.get_running_loop().time())
+        self.running.set()
 
     def _close_socket(self) -> None:
         if self._sock is not None:
@@ -264,6 +267,7 @@ class Loops:
                  asyncio.create_task(self._schedule_loop()),
                  asyncio.create_task(self._retention_loop())]
         reporter = asyncio.create_task(self._report_loop())
+        log.info("back office running: worker, sender and scheduler (pid %d)", os.getpid())
         await self.stopping.wait()
         self.work_waiting.set()
         self.mail_waiting.set()

@@ -12,10 +12,11 @@ accepting, lets the sessions in flight finish within ``[intake] shutdown_grace``
 the back office to finish the message in hand, and exits.  When the back office ends while the
 daemon runs (it should not), the daemon logs why and starts it again.
 
-Under systemd (``Type=notify``) it says ``READY=1`` once the database is checked and intake
-listens, ``WATCHDOG=1`` every half ``WatchdogSec`` while the back office's loops keep going
-round (a loop stuck for ``STALL_SECONDS`` stops the pings, and systemd restarts the service),
-``STATUS=`` with what it has done, and ``STOPPING=1`` when it begins to stop.
+Under systemd (``Type=notify``) it says ``READY=1`` once the database is checked, intake
+listens and the back office runs; ``WATCHDOG=1`` every half ``WatchdogSec`` while the back
+office's loops keep going round (a loop stuck for ``STALL_SECONDS`` stops the pings, and
+systemd restarts the service); ``STATUS=`` with what it has done; and ``STOPPING=1`` when it
+begins to stop.
 """
 
 from __future__ import annotations
@@ -128,8 +129,9 @@ class Daemon:
         self.back_office.start()
         supervisor = asyncio.create_task(self._supervise())
         watchdog = asyncio.create_task(self._watchdog_loop())
-        self.notifier.ready(self.status_line())
+        ready = asyncio.create_task(self._ready())
         await self.stopping.wait()
+        ready.cancel()
         log.info("stopping: no new connections")
         self.notifier.stopping(f"stopping; {self.status_line()}")
         watchdog.cancel()
@@ -143,6 +145,12 @@ class Daemon:
         self.store.dispose()
         log.info("stopped")
         self.notifier.close()
+
+    async def _ready(self) -> None:
+        """Tell systemd the judge is ready once the back office runs as well: mail accepted
+        before is processed then, but "ready" means the whole judge works."""
+        await self.back_office.running.wait()
+        self.notifier.ready(self.status_line())
 
     async def _supervise(self) -> None:
         """Start the back office again whenever it ends while the daemon runs."""

@@ -71,9 +71,7 @@ def process_when_ready(ctx: Context, game_id: int) -> None:
     except ProcessingFault as fault:
         # The orders of this mail stay; only the processing was undone (judge.service.faults).
         ctx.note(f"{game.name}: all orders are in.",
-                 f"{played} could not be processed because of a fault in the judge ({fault})."
-                 " Your orders are kept; the master has been told, and the judge will try"
-                 " again.")
+                 ctx.render("game/processing_fault.txt", played=played, fault=fault).strip())
         ctx.outgoing.extend(outgoing_for(fault.events, ctx.config.judge.name))
         return
     if events:

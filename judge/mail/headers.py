@@ -1,14 +1,21 @@
-"""Parsed mail headers, remembered: one parse of a header however often it is read or set.
+"""A received mail's headers, read forgivingly; and parsed headers remembered.
 
-Used as the header factory of the policies that read mail (judge.mail.reading) and compose it
-(judge.mail.compose).
+The values the judge takes from a mail's headers (sender addresses, subject, Message-ID and
+the ids it refers to) are read from the raw header text, repaired where a program wrote raw
+8-bit bytes, and never raise.  :class:`RememberingHeaders` is the header factory of the
+policies that read mail (judge.mail.reading) and compose it (judge.mail.compose): one parse of
+a header however often it is read or set.
 """
 
 from __future__ import annotations
 
+import email.utils
+import re
 import threading
 from collections import OrderedDict
+from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
+from email.message import Message
 
 
 class RememberingHeaders(HeaderRegistry):
@@ -60,3 +67,106 @@ class RememberingHeaders(HeaderRegistry):
             if len(self._parsed) > self.KEEP:
                 self._parsed.popitem(last=False)
         return header
+
+
+# --------------------------------------------------------------------------- values
+
+
+def raw_header(msg: Message, name: str) -> str | None:
+    """The first raw (undecoded, folded) value of a header, bypassing the policy's parser:
+    ids and addresses are ASCII syntax, and the lazy parsers choke on folded Message-IDs."""
+    for key, value in msg.raw_items():
+        if key.lower() == name.lower():
+            return fix_surrogates(str(value))
+    return None
+
+
+def decoded_header(msg: Message, name: str) -> str | None:
+    raw = raw_header(msg, name)  # surrogates already turned into utf-8 or latin-1 text
+    if raw is None:
+        return None
+    try:
+        # Parse the repaired raw text with policy.default's header classes (whatever policy
+        # the message was parsed with): that decodes RFC 2047 words and keeps raw 8-bit text
+        # instead of turning it into U+FFFD.
+        unfolded = raw.replace("\r", "").replace("\n", "")
+        text = str(policy.default.header_factory(name, unfolded))
+    except Exception:  # noqa: BLE001 - broken encoded words: fall back to the raw text
+        text = raw
+    return fix_surrogates(" ".join(text.split()))
+
+
+def header_subject(msg: Message) -> str:
+    return decoded_header(msg, "Subject") or ""
+
+
+def header_message_id(msg: Message) -> str | None:
+    raw = raw_header(msg, "Message-ID")
+    if raw is None:
+        return None
+    value = "".join(raw.split())  # unfold: a folded id is still the same id
+    return value or None
+
+
+_MSGID_RE = re.compile(r"<[^<>\s]+>")
+
+
+def header_references(msg: Message) -> tuple[str, ...]:
+    ids: list[str] = []
+    for name in ("References", "In-Reply-To"):
+        raw = raw_header(msg, name)
+        if raw:
+            ids.extend(_MSGID_RE.findall(raw))
+    return tuple(dict.fromkeys(ids))
+
+
+def normalise_addr_spec(addr: str) -> str | None:
+    """``Local@Example.COM`` -> ``Local@example.com``; None unless it looks like local@domain."""
+    addr = fix_surrogates(addr.strip())
+    local, at, domain = addr.rpartition("@")
+    if not at or not local or not domain or any(c.isspace() for c in addr):
+        return None
+    return f"{local}@{domain.lower()}"
+
+
+def first_address(msg: Message, name: str, problems: list[str]) -> str | None:
+    """The first usable addr-spec of an address header, or None."""
+    if raw_header(msg, name) is None:
+        return None
+    found: str | None = None
+    try:
+        header = msg.get(name)
+        for address in getattr(header, "addresses", ()):
+            found = normalise_addr_spec(address.addr_spec)
+            if found:
+                break
+    except Exception:  # noqa: BLE001 - the structured parser failed; try the simple one
+        pass
+    if not found:
+        _, addr = email.utils.parseaddr(raw_header(msg, name) or "")
+        found = normalise_addr_spec(addr)
+    if not found:
+        problems.append(f"no usable address in {name}: {raw_header(msg, name)!r}")
+    return found
+
+
+def envelope_address(envelope_sender: str | None) -> str | None:
+    """'' for the null sender, None if unknown, else the normalised address."""
+    if envelope_sender is None:
+        return None
+    value = envelope_sender.strip()
+    if value in ("", "<>"):
+        return ""
+    _, addr = email.utils.parseaddr(value)
+    return normalise_addr_spec(addr) or value
+
+
+def fix_surrogates(text: str) -> str:
+    """Replace surrogate-escaped raw bytes (8-bit headers) by real characters."""
+    if not any("\udc80" <= c <= "\udcff" for c in text):
+        return text
+    data = text.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeError:
+        return data.decode("latin-1", "replace")

@@ -17,12 +17,11 @@ from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
 from judge.service import clock
-from judge.service.away import GRANTED
 from judge.service.errors import GameError
 from judge.service.events import Change, Event
 from judge.service.games import parameter_change
 from judge.store import counters
-from judge.store.models import Absence, Game, GameState, Seat
+from judge.store.models import Absence, AbsenceStatus, Game, GameState, Seat
 
 # Each announcement is mailed to everybody in the game: a player announces at most this many
 # a day (judge.store.counters), so that announcing and withdrawing cannot flood the others.
@@ -31,7 +30,7 @@ ANNOUNCED_PER_DAY = 3
 
 def _open(session: Session, seat: Seat, now: datetime) -> Absence | None:
     return session.scalars(select(Absence).where(
-        Absence.seat_id == seat.id, Absence.status == GRANTED, Absence.ends_at > now)
+        Absence.seat_id == seat.id, Absence.status == AbsenceStatus.GRANTED, Absence.ends_at > now)
         .order_by(Absence.starts_at)).first()
 
 
@@ -62,7 +61,7 @@ def announce(session: Session, game: Game, seat: Seat, starts: datetime, ends: d
                         " player may in a day (UTC); announce it tomorrow.")
     counters.bump(session, "absence", str(seat.id), now)
     session.add(Absence(game_id=game.id, seat_id=seat.id, starts_at=starts, ends_at=ends,
-                        status=GRANTED, created_at=now))
+                        status=AbsenceStatus.GRANTED, created_at=now))
     session.flush()
     moved = clock.refresh_deadline(game, now)
     change = Change("absence", power=seat.power or "", starts=starts, ends=ends, moved=moved)
@@ -79,7 +78,8 @@ def withdraw(session: Session, game: Game, seat: Seat, now: datetime, by_master:
         who = f"{(seat.power or 'that player').capitalize()} has" if by_master else "you have"
         raise GameError(f"{who} announced no absence that is not over.")
     began = as_utc(absence.starts_at) <= now  # type: ignore[operator]
-    absence.status = ("cancelled" if began else "refused") if by_master else "withdrawn"
+    absence.status = ((AbsenceStatus.CANCELLED if began else AbsenceStatus.REFUSED)
+                      if by_master else AbsenceStatus.WITHDRAWN)
     session.flush()
     moved = clock.refresh_deadline(game, now)
     change = Change("noabsence", power=seat.power or "", starts=as_utc(absence.starts_at),

@@ -8,17 +8,14 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.store.models import Absence, Game, Seat, SeatStatus
+from judge.store.models import Absence, AbsenceStatus, Game, Seat, SeatStatus
 from judge.utc import as_utc
-
-GRANTED = "granted"
-
 
 def granted(session: Session, game: Game) -> list[tuple[Absence, Seat]]:
     """The game's granted absences whose player still plays, soonest first."""
     rows = session.execute(
         select(Absence, Seat).join(Seat, Seat.id == Absence.seat_id)
-        .where(Absence.game_id == game.id, Absence.status == GRANTED,
+        .where(Absence.game_id == game.id, Absence.status == AbsenceStatus.GRANTED,
                Seat.status == SeatStatus.ACTIVE)
         .order_by(Absence.starts_at, Absence.id)).all()
     return [(a, s) for a, s in rows]

@@ -264,6 +264,16 @@ class Seat(Base):
     zone: Mapped[str | None] = mapped_column(String(64))
 
 
+class AbsenceStatus(StrEnum):
+    """An absence: granted, or withdrawn (by the player), refused (by the master, before it
+    began) or cancelled (by the master, once begun)."""
+
+    GRANTED = "granted"
+    WITHDRAWN = "withdrawn"
+    REFUSED = "refused"
+    CANCELLED = "cancelled"
+
+
 class Absence(Base):
     """A player's announced absence (SET ABSENCE): deadlines that fall in [starts_at, ends_at)
     move to its end while its seat is played.  ``status``: granted | withdrawn (by the player)
@@ -277,7 +287,7 @@ class Absence(Base):
     seat_id: Mapped[int] = mapped_column(_Id, ForeignKey("seats.id", ondelete="CASCADE"))
     starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ends_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    status: Mapped[str] = mapped_column(String(16), default="granted")
+    status: Mapped[str] = mapped_column(String(16), default=AbsenceStatus.GRANTED)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

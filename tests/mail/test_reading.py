@@ -392,7 +392,7 @@ def test_other_address_at_judge_domain_is_not_robot() -> None:
 def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> None:
     import judge.mail.reading as reading
 
-    real = reading._body_text
+    real = reading.body_text
     calls: list[int] = []
 
     def flaky(msg, problems):  # fails on the first (policy.default) attempt only
@@ -401,7 +401,7 @@ def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> No
             raise ValueError("boom")
         return real(msg, problems)
 
-    monkeypatch.setattr(reading, "_body_text", flaky)
+    monkeypatch.setattr(reading, "body_text", flaky)
     mail = read(plain(Subject="=?utf-8?q?Z=C3=BCrich?=", Reply_To="r@example.org"))
     assert mail.lines == ("SIGNON Fwar1901 secret", "A Par-Bur")
     assert mail.subject == "Zürich"
