@@ -159,13 +159,16 @@ class Daemon:
         while not self.stopping.is_set():
             started = loop.time()
             code = await self.back_office.ended()
+            # Under systemd (and at a Ctrl-C) both processes are signalled at once, and the
+            # back office may be done first: that is a stop, not a failure.
+            await self._wait(self.stopping, RESTART_PAUSE)
             if self.stopping.is_set():
                 return
             pause = RESTART_PAUSE if loop.time() - started > RESTART_CALM \
                 else min(RESTART_MAX, pause * 2)
             log.error("the back office (worker, sender, scheduler) ended with exit code %s; "
-                      "starting it again in %.0f s", code, pause)
-            await self._wait(self.stopping, pause)
+                      "starting it again", code)
+            await self._wait(self.stopping, pause - RESTART_PAUSE)
             if not self.stopping.is_set():
                 self.back_office.start()
 

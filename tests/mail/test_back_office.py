@@ -78,6 +78,7 @@ def test_a_back_office_that_ends_is_started_again_and_mail_is_answered(
     _, second = back_office_pids(judge, 2)
     assert second != first
     assert "ended with exit code -9; starting it again" in judge.log()
+    assert judge.log().count("back office started") == 2
     judge.send(make_mail("VERSION"))
     judge.wait_replies(1)
     assert judge.stop() == 0
@@ -91,6 +92,21 @@ def test_the_back_office_stops_with_the_daemon(judge: RunningJudge) -> None:
     assert judge.stop(signal.SIGTERM) == 0
     wait_gone(pid)
     assert "stopped" in judge.log()
+
+
+def test_signalled_together_as_systemd_does_they_stop_without_a_restart(
+        judge: RunningJudge) -> None:
+    """systemd's stop signals every process of the service at once."""
+    pid, = back_office_pids(judge)
+    deadline = time.monotonic() + 20
+    while "back office running" not in judge.log():
+        assert time.monotonic() < deadline, judge.log()
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGTERM)
+    assert judge.stop(signal.SIGTERM) == 0
+    wait_gone(pid)
+    assert "starting it again" not in judge.log()
+    assert judge.log().count("back office started") == 1
 
 
 def test_the_back_office_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
