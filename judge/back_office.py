@@ -85,23 +85,35 @@ class BackOffice:
         self._counted = (0, 0)  # processed and sent by processes that have ended
         self.started_at = 0.0
 
-    def start(self) -> None:
-        """Start the process (the running event loop reads its reports)."""
-        loop = asyncio.get_running_loop()
+    def launch(self, fork: bool = False) -> None:
+        """Start the process.  ``fork`` only while the daemon has no thread yet (before its
+        event loop runs): the child then starts at once with what the daemon imported, where
+        a spawned one imports the judge afresh (half a second of CPU).  Later, spawn: a fork
+        would copy locks the daemon's threads may hold."""
         ours, theirs = socket.socketpair()
         ours.setblocking(False)
-        # spawn, not fork: the daemon has threads by now, and a fork copies their locks.
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context("fork") if fork \
+            else multiprocessing.get_context("spawn")
         self.process = context.Process(target=main, name="judge back office",
                                        args=(self.config, theirs, self.verbose), daemon=False)
         self.process.start()
         theirs.close()
         self._sock, self._buffer = ours, b""
-        self.started_at = loop.time()
         self.report = Report(*self._counted)
         self.running.clear()
-        loop.add_reader(ours.fileno(), self._read)
+
+    def attach(self) -> None:
+        """Read the launched process's reports on the running event loop."""
+        assert self._sock is not None and self.process is not None
+        loop = asyncio.get_running_loop()
+        self.started_at = loop.time()
+        loop.add_reader(self._sock.fileno(), self._read)
         log.info("back office started (pid %s)", self.process.pid)
+
+    def start(self) -> None:
+        """Start the process again, from the running event loop."""
+        self.launch()
+        self.attach()
 
     def wake(self) -> None:
         """Tell the worker that mail is waiting; never blocks."""

@@ -61,11 +61,11 @@ class ListenError(Exception):
 
 
 class Daemon:
-    def __init__(self, config: Config, verbose: bool = False) -> None:
+    def __init__(self, config: Config, back_office: BackOffice) -> None:
         self.config = config
         self.store = Store(config.database.url)
         self.stopping = asyncio.Event()
-        self.back_office = BackOffice(config, verbose)
+        self.back_office = back_office  # launched; attached when the daemon runs
         self.writer = InboundWriter(self.store, on_stored=self.back_office.wake,
                                     on_lock_wanted=self.back_office.ask_lock)
         self.handler = IntakeHandler(self.writer, config.judge.address,
@@ -126,7 +126,7 @@ class Daemon:
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)
-        self.back_office.start()
+        self.back_office.attach()
         supervisor = asyncio.create_task(self._supervise())
         watchdog = asyncio.create_task(self._watchdog_loop())
         ready = asyncio.create_task(self._ready())
@@ -210,4 +210,10 @@ def serve(config: Config, verbose: bool = False) -> None:
     # let go, and every accepted message waits for its commit; 0.1 ms keeps the hand-over short
     # (measured: accepts/s rose from ~1100 to ~1500 with benchmarks/intake.py).
     sys.setswitchinterval(0.0001)
-    asyncio.run(Daemon(config, verbose).run())
+    back_office = BackOffice(config, verbose)
+    back_office.launch(fork=True)  # before the event loop's threads exist
+    try:
+        asyncio.run(Daemon(config, back_office).run())
+    finally:
+        if back_office.process is not None and back_office.process.is_alive():
+            back_office.process.kill()  # the daemon failed to start: not left behind
