@@ -205,64 +205,78 @@ def resolve_rules(
     """
     reg = registry or load_registry()
     asked = {_normalize(n) for n in requested if n and n.strip()}
-
     unknown = sorted(n for n in asked if reg.lookup(n) is None)
     if unknown:
         return RuleError("\n".join(_unknown_message(n, reg) for n in unknown), tuple(unknown))
     chosen = frozenset(r for r in map(reg.lookup, asked) if r is not None)
+    # Every rule the chosen ones bring in; what those take away; and what stays in force.
+    candidates = _closure(chosen, lambda name: _brings_in(name, reg))
+    removers = _removers(candidates, reg)
+    in_force = _closure(chosen, lambda name: [x for x in _brings_in(name, reg)
+                                              if x not in removers])
+    problems = _removal_problems(chosen, removers, reg)
+    problems += _conflict_problems(in_force, chosen,
+                                   {frozenset(names) for _, names in problems}, reg)
+    if problems:
+        involved = sorted({n for _, names in problems for n in names})
+        return RuleError("\n".join(text for text, _ in problems), tuple(involved))
+    return _rule_set(chosen, candidates, in_force, removers, reg)
 
-    def brings_in(name: str) -> Iterable[str]:
-        rule = reg.rules.get(name)
-        # markers naming rules this judge does not define bring nothing in
-        return [x for x in rule.brings_in() if x in reg.rules] if rule else ()
 
-    candidates = _closure(chosen, brings_in)
+# A reason the rules cannot be used together, and the rules it is about.
+_Problem = tuple[str, tuple[str, ...]]
+
+
+def _brings_in(name: str, reg: Registry) -> list[str]:
+    rule = reg.rules.get(name)
+    # markers naming rules this judge does not define bring nothing in
+    return [x for x in rule.brings_in() if x in reg.rules] if rule else []
+
+
+def _removers(candidates: frozenset[str], reg: Registry) -> dict[str, set[str]]:
+    """Each rule a candidate takes away, and the candidates that take it away."""
     removers: dict[str, set[str]] = {}
     for name in candidates:
         for target in reg.rules[name].removes:
             removers.setdefault(target, set()).add(name)
-    removed = frozenset(removers)
+    return removers
 
-    in_force = _closure(chosen, lambda n: [x for x in brings_in(n) if x not in removed])
 
-    problems: list[tuple[str, tuple[str, ...]]] = []
-    pairs = sorted({(r, t) for t in chosen & removed for r in removers[t]})
+def _removal_problems(chosen: frozenset[str], removers: dict[str, set[str]],
+                      reg: Registry) -> list[_Problem]:
+    """A rule asked for that a rule in play takes away (two that take each other away: one
+    problem, named from the smaller name)."""
+    problems: list[_Problem] = []
+    pairs = sorted({(r, t) for t in chosen & frozenset(removers) for r in removers[t]})
     for remover, target in pairs:
-        if remover != target and (target, remover) in pairs:  # mutual: one message, from the smaller name
+        if remover != target and (target, remover) in pairs:
             if remover < target:
-                problems.append((
-                    f"{remover} and {target} take each other away, "
-                    f"so they cannot be used together.",
-                    (remover, target),
-                ))
+                problems.append((f"{remover} and {target} take each other away, "
+                                 f"so they cannot be used together.", (remover, target)))
             continue
-        problems.append((
-            f"{_described(remover, chosen, reg)} takes {target} away, "
-            f"so they cannot be used together.",
-            tuple(sorted((remover, target))),
-        ))
-    reported = {frozenset(names) for _, names in problems}
-    clashes = sorted({
-        tuple(sorted((name, other)))
-        for name in in_force
-        for other in reg.rules[name].conflicts
-        if other in in_force and other != name
-    })
-    for a, b in clashes:
-        if frozenset((a, b)) in reported:
-            continue
-        problems.append((
-            f"{_described(a, chosen, reg)} cannot be used with "
-            f"{_described(b, chosen, reg)}: {_conflict_reason(a, b, reg)}.",
-            (a, b),
-        ))
-    if problems:
-        involved = sorted({n for _, names in problems for n in names})
-        return RuleError("\n".join(text for text, _ in problems), tuple(involved))
+        problems.append((f"{_described(remover, chosen, reg)} takes {target} away, "
+                         f"so they cannot be used together.",
+                         tuple(sorted((remover, target)))))
+    return problems
 
+
+def _conflict_problems(in_force: frozenset[str], chosen: frozenset[str],
+                       reported: set[frozenset[str]], reg: Registry) -> list[_Problem]:
+    """Two rules in force that conflict, unless already reported as a removal."""
+    clashes = sorted({tuple(sorted((name, other)))
+                      for name in in_force for other in reg.rules[name].conflicts
+                      if other in in_force and other != name})
+    return [(f"{_described(a, chosen, reg)} cannot be used with "
+             f"{_described(b, chosen, reg)}: {_conflict_reason(a, b, reg)}.", (a, b))
+            for a, b in clashes if frozenset((a, b)) not in reported]
+
+
+def _rule_set(chosen: frozenset[str], candidates: frozenset[str], in_force: frozenset[str],
+              removers: dict[str, set[str]], reg: Registry) -> RuleSet:
+    """The rules in force, with what brought each in and what took others away."""
     brought: dict[str, set[str]] = {}
     for name in in_force:
-        for target in brings_in(name):
+        for target in _brings_in(name, reg):
             if target in in_force and target not in chosen:
                 brought.setdefault(target, set()).add(name)
     taken = {t: by for t, by in removers.items() if t in candidates and t not in in_force}

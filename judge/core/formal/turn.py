@@ -49,6 +49,11 @@ ESTABLISHED, PENDING, STANDOFF, BEATEN = "established", "pending", "standoff", "
 CLAIM_DISLODGED, OCCUPIED = "dislodged", "occupied"
 
 
+# A claim or a support of one: (power, the order as written, the order, the unit).
+_Claim = tuple[str, str, ClaimSphere, Unit]
+_ClaimSupport = tuple[str, str, SupportClaim, Unit]
+
+
 @dataclass(frozen=True)
 class FormalOrderResult:
     """What happened to one formal order line (declaration, surrender, claim, support, undo).
@@ -417,11 +422,19 @@ class _Turn:
 
     def do_claims(self, pr: PhaseResult) -> dict[tuple[str, str], str]:
         """Contest the claims (rule 6); returns (power, province) → result for claim units."""
-        state = self.current()
-        dislodged = {d.unit.province for d in pr.dislodged}
-        claims: dict[str, tuple[str, str, ClaimSphere, Unit]] = {}  # unit province → claim
-        supports: list[tuple[str, str, SupportClaim, Unit]] = []
         codes: dict[tuple[str, str], str] = {}
+        claims, supports = self._claims_and_supports(codes)
+        strength = self._claim_strengths(pr, claims, supports, codes)
+        self._settle_claims(pr, claims, strength, codes)
+        return codes
+
+    def _claims_and_supports(self, codes: dict[tuple[str, str], str]
+                             ) -> tuple[dict[str, _Claim], list[_ClaimSupport]]:
+        """The turn's valid claims, by the claiming unit's province, and its supports of
+        claims; a claim that cannot be made is answered here."""
+        state = self.current()
+        claims: dict[str, _Claim] = {}
+        supports: list[_ClaimSupport] = []
         for power, mine in self.unit_orders.items():
             for prov, (kind, text, f, u) in mine.items():
                 if kind != "formal":
@@ -437,6 +450,14 @@ class _Turn:
                     codes[(power, prov)] = INVALID
                 else:
                     claims[prov] = (power, text, f, u)
+        return claims, supports
+
+    def _claim_strengths(self, pr: PhaseResult, claims: dict[str, _Claim],
+                         supports: list[_ClaimSupport],
+                         codes: dict[tuple[str, str], str]) -> dict[str, int]:
+        """Each claim's strength: one, and one for each support given to it (each support
+        is answered here: given, void, invalid, or cut as a move's support is)."""
+        dislodged = {d.unit.province for d in pr.dislodged}
         # foreign moves that reached a province (or bounced there) cut supports, as in moves
         attacks: dict[str, list[tuple[str, str]]] = {}
         for r in pr.results:
@@ -467,6 +488,13 @@ class _Turn:
                                 "given" if res == ACCEPTED else res, reason)
             self.claim_lines[(power, u.province)] = line
             self.formal.append(FormalOrderResult(power, text, f, res, why, line))
+        return strength
+
+    def _settle_claims(self, pr: PhaseResult, claims: dict[str, _Claim],
+                       strength: dict[str, int], codes: dict[tuple[str, str], str]) -> None:
+        """The strongest claim on a province wins it, alone, if its unit stayed and no other
+        power's unit ends the turn there (after a retreat phase, once the retreats are done)."""
+        dislodged = {d.unit.province for d in pr.dislodged}
         by_target: dict[str, list[str]] = {}
         for prov, (_, _, f, _) in claims.items():
             by_target.setdefault(f.province, []).append(prov)
@@ -497,7 +525,6 @@ class _Turn:
                 self.claim_lines[(power, prov)] = line
                 self.formal.append(FormalOrderResult(power, text, f, out, why, line))
                 codes[(power, prov)] = OK if out in (ESTABLISHED, PENDING) else BOUNCE
-        return codes
 
     def settle_pending(self, units: tuple[Unit, ...]) -> None:
         if self.phase.type != RETREATS:
