@@ -212,49 +212,61 @@ def _load_game(where: str, raw: Any) -> GameResult:
     if not _whole(year) or year < FIRST_YEAR:
         raise _fail(f"{where}.year", f"must be a game year >= {FIRST_YEAR}, not {year!r}")
 
-    raw_powers = raw.get("powers")
+    powers = _load_powers(f"{where}.powers", raw.get("powers"), year)
+    members = _load_members(f"{where}.members", raw.get("members", []), powers, rtype)
+    return GameResult(game.strip(), rnd, rtype, year, tuple(powers.values()),
+                      frozenset(members))
+
+
+def _load_powers(where: str, raw_powers: Any, year: int) -> dict[str, PowerResult]:
+    """The game's powers by name: at least two, each once, a player in one power only, and
+    not all of them eliminated."""
     if not isinstance(raw_powers, Mapping) or len(raw_powers) < 2:
-        raise _fail(f"{where}.powers", "must be an object with at least two powers")
+        raise _fail(where, "must be an object with at least two powers")
     powers: dict[str, PowerResult] = {}
     seen_players: dict[str, str] = {}
     for key, value in raw_powers.items():
         if not isinstance(key, str) or not key.strip():
-            raise _fail(f"{where}.powers", f"power names must be non-empty strings: {key!r}")
+            raise _fail(where, f"power names must be non-empty strings: {key!r}")
         name = key.strip().upper()
         if name in powers:
-            raise _fail(f"{where}.powers", f"power {name} is given twice")
-        pr = _load_power(f"{where}.powers.{name}", name, value, year)
+            raise _fail(where, f"power {name} is given twice")
+        pr = _load_power(f"{where}.{name}", name, value, year)
         if pr.player is not None and pr.player in seen_players:
-            raise _fail(f"{where}.powers.{name}.player",
+            raise _fail(f"{where}.{name}.player",
                         f"{pr.player} already plays {seen_players[pr.player]} in this game")
         if pr.player is not None:
             seen_players[pr.player] = name
         powers[name] = pr
     if not any(p.survived for p in powers.values()):
-        raise _fail(f"{where}.powers", "every power is eliminated")
+        raise _fail(where, "every power is eliminated")
+    return powers
 
-    raw_members = raw.get("members", [])
+
+def _load_members(where: str, raw_members: Any, powers: dict[str, PowerResult],
+                  rtype: ResultType) -> list[str]:
+    """The powers the result names (the winner, or those in the draw): surviving powers of
+    the game, as many as the kind of result has."""
     if raw_members is None:
         raw_members = []
     if not isinstance(raw_members, list) or not all(isinstance(m, str) for m in raw_members):
-        raise _fail(f"{where}.members", "must be a list of power names")
+        raise _fail(where, "must be a list of power names")
     members = [m.strip().upper() for m in raw_members]
     if len(set(members)) != len(members):
-        raise _fail(f"{where}.members", "names a power twice")
+        raise _fail(where, "names a power twice")
     for m in members:
         if m not in powers:
-            raise _fail(f"{where}.members", f"{m} is not a power of this game")
+            raise _fail(where, f"{m} is not a power of this game")
         if not powers[m].survived:
-            raise _fail(f"{where}.members", f"{m} was eliminated in {powers[m].eliminated}")
+            raise _fail(where, f"{m} was eliminated in {powers[m].eliminated}")
     if rtype in (ResultType.SOLO, ResultType.CONCESSION) and len(members) != 1:
-        raise _fail(f"{where}.members",
+        raise _fail(where,
                     f"a {rtype.value} needs exactly one power (the winner), got {len(members)}")
     if rtype is ResultType.DRAW and len(members) < 2:
-        raise _fail(f"{where}.members", "a draw needs at least two powers")
+        raise _fail(where, "a draw needs at least two powers")
     if rtype is ResultType.ENDED and members:
-        raise _fail(f"{where}.members", "a game the master ended has no members")
-    return GameResult(game.strip(), rnd, rtype, year, tuple(powers.values()),
-                      frozenset(members))
+        raise _fail(where, "a game the master ended has no members")
+    return members
 
 
 def load_results(doc: dict) -> list[GameResult]:
