@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -13,7 +12,6 @@ import click
 
 from judge import __version__
 from judge.utc import utcnow
-from judge.logs import setup_logging
 
 # SQLAlchemy and the configuration are imported by the commands that use them: `judge
 # adjudicate` needs neither, and importing SQLAlchemy alone took most of its start-up.
@@ -100,7 +98,11 @@ class CliState:
 @click.pass_context
 def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     """An email-driven judge for the board game Diplomacy."""
-    setup_logging(verbose)
+    if ctx.invoked_subcommand != "adjudicate":
+        # adjudicate logs nothing: importing logging cost a twentieth of its start-up
+        from judge.logs import setup_logging
+
+        setup_logging(verbose)
     ctx.obj = CliState(config_path)
 
 
@@ -111,6 +113,8 @@ def serve(obj: CliState) -> None:
     from judge.daemon import ListenError, serve as run
     config = obj.config
     _open_store(config, create=True).dispose()
+    import logging
+
     try:
         run(config, verbose=logging.getLogger().level <= logging.DEBUG)
     except ListenError as exc:
@@ -356,30 +360,11 @@ def inbound_purge(obj: CliState, days: float | None) -> None:
 @click.option("--jsonl", is_flag=True, help="One JSON position per line in, one result per line out.")
 def adjudicate(jsonl: bool) -> None:
     """Adjudicate a position given as JSON on stdin; the outcome as JSON on stdout."""
-    from judge.core.errors import InputError
-    from judge.core.jsonio import adjudicate_document, adjudicate_json, decode_json
-    if jsonl:
-        # one line at a time, each written as soon as it is adjudicated
-        out, given = sys.stdout.buffer, 0
-        for n, line in enumerate(sys.stdin.buffer, 1):
-            if not line.strip():
-                continue
-            given += 1
-            try:
-                out.write(adjudicate_json(line) + b"\n")
-            except InputError as exc:
-                _fail(f"line {n}: {exc}")
-        if not given:
-            _fail("no input: give a JSON position on stdin")
-        return
-    data = sys.stdin.buffer.read()
-    if not data.strip():
-        _fail("no input: give a JSON position on stdin")
-    try:
-        result = adjudicate_document(decode_json(data))
-    except InputError as exc:
-        _fail(str(exc))
-    click.echo(json.dumps(result, indent=1))
+    from judge.adjudicate_cli import adjudicate as run
+
+    status = run(jsonl)
+    if status:
+        sys.exit(status)
 
 
 @main.command("map")

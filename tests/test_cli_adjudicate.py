@@ -109,3 +109,26 @@ def test_adjudicating_imports_neither_the_store_nor_the_configuration() -> None:
     for heavy in ("sqlalchemy", "alembic", "jinja2", "aiosmtpd", "'judge.store'",
                   "'judge.config'", "'judge.service'", "'judge.mail'"):
         assert heavy not in loaded, heavy
+
+
+def test_the_command_goes_straight_to_adjudicating_without_the_command_line() -> None:
+    """judge.launch: `judge adjudicate` loads neither click nor the other commands; anything
+    else (its --help too) is the full command line."""
+    probe = ("import atexit, sys\n"
+             "atexit.register(lambda: print(sorted(m for m in sys.modules\n"
+             "    if m in ('click', 'judge.cli', 'logging')), file=sys.stderr))\n"
+             "sys.argv = ['judge', 'adjudicate', '--jsonl']\n"
+             "from judge.launch import main\n"
+             "main()\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         input='{"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}}\n',
+                         timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["next_phase"] == "F1901M"
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+    helped = subprocess.run([JUDGE_EXE, "adjudicate", "--help"], capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert helped.returncode == 0 and "--jsonl" in helped.stdout
+    bad = subprocess.run([JUDGE_EXE, "adjudicate", "--nonsense"], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert bad.returncode == 2 and "No such option" in bad.stderr
