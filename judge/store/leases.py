@@ -51,7 +51,18 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether the process has died but not been reaped (Linux; elsewhere: no).  A killed
+    daemon's back office is reparented, and in a container whose first process reaps nobody
+    it stays a zombie: still "there" for kill(0), but holding nothing."""
+    try:
+        stat = open(f"/proc/{pid}/stat", "rb").read()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[:1] == [b"Z"]
 
 
 def release_dead_leases(session: Session, holding_none: Iterable[int] = ()) -> int:

@@ -187,3 +187,25 @@ def test_while_intake_waits_the_worker_commits_after_each_message(asked: bool,
         assert isinstance(turns, CountingTurns) and turns.began == 4
     with store.reading() as s:
         assert {r.status for r in s.query(InboundMessage)} == {"done"}
+
+
+def test_leases_of_a_dead_but_unreaped_process_are_taken_back(store: Store) -> None:
+    """A killed daemon's back office is reparented; where nobody reaps it (a container's
+    first process may not), it stays a zombie: dead, though kill(0) still finds it."""
+    host = socket.gethostname()
+    dead = subprocess.Popen(["true"])
+    try:
+        deadline = time.monotonic() + 10
+        while not gone(dead.pid):  # exited, not reaped: a zombie
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(dead.pid, 0)  # still "there"
+        raw = make_mail("VERSION", sender="z@example.org").as_bytes()
+        store_arrivals(store, [Arrival("judge@example.org", "z@example.org", raw,
+                                       message_id_of(raw))])
+        with store.transaction() as s:
+            s.query(InboundMessage).one().lease_owner = f"{host}:{dead.pid}:feedfacefeedface"
+        with store.transaction() as s:
+            assert release_dead_leases(s) == 1
+    finally:
+        dead.wait()
