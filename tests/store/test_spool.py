@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RunningJudge, make_mail, on_postgresql
+from conftest import RunningJudge, free_port, judge_env, make_mail
 from judge.mail.intake import Arrival, InboundWriter, message_id_of
 from judge.store.db import Store
 from judge.store.inbound import SqliteInbound, Spool, stamped
 from judge.store.schema import ensure_schema
 
-pytestmark = pytest.mark.skipif(on_postgresql(), reason="the spool is SQLite's")
+# The spool is SQLite's: every test here uses a SQLite file of its own, whichever database
+# the rest of the run uses.
 
 
 def arrival(n: int, msgid: str | None = None) -> Arrival:
@@ -120,14 +121,16 @@ def test_no_spool_beside_a_database_in_memory() -> None:
     store.dispose()
 
 
-def test_mail_left_in_the_spool_is_answered_after_a_restart(
-        judge: RunningJudge) -> None:
-    judge.stop()
-    spool = Spool(Path(str(judge.db_path) + ".spool"))
+def test_mail_left_in_the_spool_is_answered_after_a_restart(tmp_path: Path, db: Path) -> None:
+    spool = Spool(Path(str(db) + ".spool"))
     spool.insert(stamped([arrival(1).row()]))
     spool.close()
-    judge.start()
-    reply, = judge.wait_replies(1)
-    assert str(reply["To"]) == "p1@example.org"
-    assert "moved 1 message(s) accepted before the last stop from the spool" in judge.log()
-    assert senders(judge.db_path) == ["p1@example.org"]
+    port = free_port()
+    judge = RunningJudge(tmp_path, port, judge_env(tmp_path, port, f"sqlite:///{db}")).start()
+    try:
+        reply, = judge.wait_replies(1)
+        assert str(reply["To"]) == "p1@example.org"
+        assert "moved 1 message(s) accepted before the last stop from the spool" in judge.log()
+        assert senders(db) == ["p1@example.org"]
+    finally:
+        assert judge.stop() == 0
