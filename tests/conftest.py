@@ -357,6 +357,23 @@ def body_of(msg: EmailMessage) -> str:
     return part.get_content()
 
 
+# The second pass of .ci/run (PostgreSQL) sets JUDGE_TEST_DATABASE_ONLY=1: only the tests that
+# reach the test database (through the ``_pg_databases`` fixture, whatever fixture asks for it)
+# and the operations tests (which choose their database themselves) run again; the others
+# touch no database and ran, the very same, in the SQLite pass.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not on_postgresql() or os.environ.get("JUDGE_TEST_DATABASE_ONLY") != "1":
+        return
+    keep, drop = [], []
+    for item in items:
+        reaches = "_pg_databases" in getattr(item, "fixturenames", ()) \
+            or f"{os.sep}ops{os.sep}" in str(item.path)
+        (keep if reaches else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 # A test may skip only for want of an external service, and must say which.  Under CI
 # (JUDGE_STRICT_SKIPS=1, set by .ci/run) any other skip fails the run instead of passing
 # silently: nothing the suite needs may live outside the repository.
