@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from judge.core.board import Dislodged, Position, Unit
 from judge.core.maps import ARMY, Map, province_of
 from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderError, Remove,
-                               Retreat, Support, parse_order)
+                               Retreat, Support, Waive, parse_order)
 from judge.core.phases import Phase
 from judge.core.results import (BUILD, DISBAND, OK, REMOVE)
 from judge.maps.geometry import Geometry
@@ -254,21 +254,53 @@ def _orders(picture: Picture, geometry: Geometry, colours: Mapping[str, str], la
             at: Callable[[str], XY], centres: list[Shape]) -> None:
     """Units and orders, in this order from the bottom: order lines, units, supply-centre
     markers (an arrow never hides who owns a centre), rings and crosses."""
-    waiting = {d.unit.province: d for d in picture.waiting}
-    spot: dict[str, XY] = {}  # province → where its (acting) unit is drawn
+    board = _Board(at, _unit_spots(picture, at), {}, _convoy_routes(picture.marks, geometry))
+    for mk in picture.marks:
+        o = mk.order
+        if isinstance(o, (Move, Retreat)) and o.unit.province in board.spot:
+            board.moves[o.unit.province] = (board.spot[o.unit.province], at(o.dest))
+    lines: list[Shape] = []
+    symbols: list[Shape] = []
+    for mk in picture.marks:
+        drawn, marked = _order_shapes(mk, board, colours)
+        lines += drawn
+        symbols += marked
+    retreats, rings = _retreat_shapes(picture, board)
+    # the lines under the units (a convoyed army's arrow runs through its fleets), the
+    # marks that tell what happened over them
+    layer.add(*lines, *retreats)
+    _draw_units(picture, board, colours, layer)
+    layer.add(*centres, *rings, *symbols)
+
+
+@dataclass
+class _Board:
+    """Where things are drawn: ``at`` a location's point; ``spot`` where each province's
+    (acting) unit is; ``moves`` each moving unit's arrow ends; ``via`` the fleets a convoyed
+    army's arrow runs through."""
+
+    at: Callable[[str], XY]
+    spot: dict[str, XY]
+    moves: dict[str, tuple[XY, XY]]
+    via: dict[str, list[str]]
+
+
+def _unit_spots(picture: Picture, at: Callable[[str], XY]) -> dict[str, XY]:
+    """Province → where its (acting) unit is drawn; a unit waiting to retreat is drawn beside
+    the unit that took its place."""
+    spot: dict[str, XY] = {}
     for u in picture.units:
         spot[u.province] = at(u.location)
-    for d in picture.waiting:  # beside the unit that took its place
+    for d in picture.waiting:
         x, y = at(d.unit.location)
         dx, dy = WAITING_OFFSET
         spot[d.unit.province] = (x + dx, y + dy) if d.unit.province in spot else (x, y)
-    moves: dict[str, tuple[XY, XY]] = {}  # province of a moving unit → its arrow's ends
+    return spot
 
-    marks = picture.marks
-    for mk in marks:
-        if isinstance(mk.order, (Move, Retreat)) and mk.order.unit.province in spot:
-            moves[mk.order.unit.province] = (spot[mk.order.unit.province], at(mk.order.dest))
-    # the fleets a convoyed army's arrow runs through (its route, or the fleets convoying it)
+
+def _convoy_routes(marks: Sequence[Mark], geometry: Geometry) -> dict[str, list[str]]:
+    """The fleets a convoyed army's arrow runs through (its route, or the fleets convoying
+    it), by the army's province."""
     via_of: dict[str, list[str]] = {}
     for mk in marks:
         o = mk.order
@@ -279,116 +311,127 @@ def _orders(picture: Picture, geometry: Geometry, colours: Mapping[str, str], la
             via = [p for p in (list(o.route) or convoys) if p in geometry.provinces]
             if via:
                 via_of[o.unit.province] = via
+    return via_of
 
-    lines: list[Shape] = []
-    symbols: list[Shape] = []
-    for mk in marks:
-        o = mk.order
-        failed = mk.result is not None and mk.result not in (OK, BUILD, REMOVE, DISBAND)
-        ink = FAILED if failed else INK
-        dash = (6.0, 4.0) if failed else None
-        if isinstance(o, (Move, Retreat)):
-            src = spot.get(o.unit.province)
-            if src is None:
-                continue
-            dst = at(o.dest)
-            route = [src]
-            if isinstance(o, Move) and o.unit.province in via_of:
-                start = src
-                stops = sorted(set(via_of[o.unit.province]),
-                               key=lambda p: _along(start, dst, at(p)))
-                route += [at(p) for p in stops]
-            route.append(dst)
-            ends = _shorten(route[-2], route[-1], 0, UNIT_R + 2)
-            first = _shorten(route[0], route[1], UNIT_R + 1, 0)
-            if ends is None or first is None:
-                continue
-            route[0] = first[0]
-            route[-1] = ends[1]
-            lines += _arrow(route, ink, 2.6 if not failed else 2.2, dash)
-        elif isinstance(o, Support):
-            src = spot.get(o.unit.province)
-            target = spot.get(o.target.province)
-            if src is None or target is None:
-                continue
-            style = (FAILED, (2.0, 3.0)) if failed else (INK, (4.0, 3.0))
-            if o.dest is None:
-                seg = _shorten(src, target, UNIT_R + 1, UNIT_R + 4)
-                if seg:
-                    lines.append(Line(seg, style[0], 1.6, style[1]))
-                lines.append(Circle(target, UNIT_R + 4, None, style[0], 1.6))
-            else:
-                a, b = moves.get(o.target.province, (target, at(o.dest)))
-                mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
-                seg = _shorten(src, mid, UNIT_R + 1, 3)
-                if seg:
-                    lines += _arrow(list(seg), style[0], 1.6, style[1], head=6.0)
-        elif isinstance(o, Convoy):
-            src = spot.get(o.unit.province)
-            target = spot.get(o.target.province)
-            if src is None or target is None:
-                continue
-            colour = FAILED if failed else CONVOY
-            # the army's arrow runs through the fleet: the ring says it convoys; else a line
-            # to the middle of the move it would carry
-            if o.unit.province not in via_of.get(o.target.province, ()):
-                a, b = moves.get(o.target.province, (target, at(o.dest)))
-                mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
-                seg = _shorten(src, mid, UNIT_R + 1, 2)
-                if seg:
-                    lines.append(Line(seg, colour, 1.6, (3.0, 3.0)))
-            lines.append(Circle(src, UNIT_R + 4, None, colour, 1.6))
-        elif isinstance(o, Hold):
-            src = spot.get(o.unit.province)
-            if src is not None and not mk.default:
-                symbols.append(Circle(src, UNIT_R + 4, None, FAILED if failed else INK, 1.6))
-        elif isinstance(o, (Disband, Remove)):
-            src = spot.get(o.unit.province)
-            if src is not None and mk.result in (None, DISBAND, REMOVE, OK):
-                symbols += _cross(src, FAILED)
-        elif isinstance(o, Build):
-            if mk.result in (None, BUILD, OK) and o.unit.kind is not None:
-                unit = Unit(mk.power, o.unit.kind, o.unit.location)
-                symbols += _unit_shapes(unit, at(o.unit.location), colours[mk.power],
-                                        ring=BUILT)
 
-    # the dislodged units of the phase (and those waiting to retreat without an order yet),
-    # and where they may go
+def _order_shapes(mk: Mark, board: _Board, colours: Mapping[str, str]
+                  ) -> tuple[list[Shape], list[Shape]]:
+    """One order's lines (drawn under the units) and symbols (over them)."""
+    o = mk.order
+    failed = mk.result is not None and mk.result not in (OK, BUILD, REMOVE, DISBAND)
+    if isinstance(o, Waive):
+        return [], []
+    src = board.spot.get(o.unit.province)
+    if isinstance(o, (Move, Retreat)):
+        return (_move_shapes(o, src, board, failed) if src is not None else []), []
+    if isinstance(o, Support):
+        return _support_shapes(o, src, board, failed), []
+    if isinstance(o, Convoy):
+        return _convoy_shapes(o, src, board, failed), []
+    if isinstance(o, Hold):
+        if src is not None and not mk.default:
+            return [], [Circle(src, UNIT_R + 4, None, FAILED if failed else INK, 1.6)]
+    elif isinstance(o, (Disband, Remove)):
+        if src is not None and mk.result in (None, DISBAND, REMOVE, OK):
+            return [], _cross(src, FAILED)
+    elif isinstance(o, Build):
+        if mk.result in (None, BUILD, OK) and o.unit.kind is not None:
+            unit = Unit(mk.power, o.unit.kind, o.unit.location)
+            return [], _unit_shapes(unit, board.at(o.unit.location), colours[mk.power],
+                                    ring=BUILT)
+    return [], []
+
+
+def _move_shapes(o: Move | Retreat, src: XY, board: _Board, failed: bool) -> list[Shape]:
+    """A move's arrow (through the fleets that convoy it), or a retreat's."""
+    dst = board.at(o.dest)
+    route = [src]
+    if isinstance(o, Move) and o.unit.province in board.via:
+        stops = sorted(set(board.via[o.unit.province]),
+                       key=lambda p: _along(src, dst, board.at(p)))
+        route += [board.at(p) for p in stops]
+    route.append(dst)
+    ends = _shorten(route[-2], route[-1], 0, UNIT_R + 2)
+    first = _shorten(route[0], route[1], UNIT_R + 1, 0)
+    if ends is None or first is None:
+        return []
+    route[0] = first[0]
+    route[-1] = ends[1]
+    return _arrow(route, FAILED if failed else INK, 2.6 if not failed else 2.2,
+                  (6.0, 4.0) if failed else None)
+
+
+def _support_shapes(o: Support, src: XY | None, board: _Board, failed: bool) -> list[Shape]:
+    """A support: a ring round the unit held, or an arrow to the middle of the move."""
+    target = board.spot.get(o.target.province)
+    if src is None or target is None:
+        return []
+    colour, dash = (FAILED, (2.0, 3.0)) if failed else (INK, (4.0, 3.0))
+    if o.dest is None:
+        seg = _shorten(src, target, UNIT_R + 1, UNIT_R + 4)
+        ring: list[Shape] = [Circle(target, UNIT_R + 4, None, colour, 1.6)]
+        return ([Line(seg, colour, 1.6, dash)] if seg else []) + ring
+    a, b = board.moves.get(o.target.province, (target, board.at(o.dest)))
+    seg = _shorten(src, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), UNIT_R + 1, 3)
+    return _arrow(list(seg), colour, 1.6, dash, head=6.0) if seg else []
+
+
+def _convoy_shapes(o: Convoy, src: XY | None, board: _Board, failed: bool) -> list[Shape]:
+    """A convoy: a ring round the fleet; and, unless the army's arrow runs through the fleet
+    already, a line to the middle of the move it would carry."""
+    target = board.spot.get(o.target.province)
+    if src is None or target is None:
+        return []
+    colour = FAILED if failed else CONVOY
+    shapes: list[Shape] = []
+    if o.unit.province not in board.via.get(o.target.province, ()):
+        a, b = board.moves.get(o.target.province, (target, board.at(o.dest)))
+        seg = _shorten(src, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), UNIT_R + 1, 2)
+        if seg:
+            shapes.append(Line(seg, colour, 1.6, (3.0, 3.0)))
+    shapes.append(Circle(src, UNIT_R + 4, None, colour, 1.6))
+    return shapes
+
+
+def _retreat_shapes(picture: Picture, board: _Board) -> tuple[list[Shape], list[Shape]]:
+    """The dislodged units of the phase (and those waiting to retreat without an order yet):
+    arrows to where they may go, and a ring round each dislodged one."""
     retreats: list[Shape] = []
     rings: list[Shape] = []
-    ordered = {mk.order.unit.province for mk in marks
-               if isinstance(mk.order, (Retreat, Disband))}
-    undecided = [d for d in picture.waiting if d.unit.province not in ordered]
-    for d in undecided:
-        src = spot[d.unit.province]
-        for loc in d.retreats:
-            seg = _shorten(src, at(loc), UNIT_R + 4, UNIT_R + 2)
-            if seg:
-                retreats += _arrow(list(seg), RETREAT, 1.4, (2.0, 2.5), head=6.0)
-    for d in picture.dislodged:
-        src = spot.get(d.unit.province)
-        if src is None:
-            continue
-        rings.append(Circle(src, UNIT_R + 4, None, FAILED, 2.4))
-        for loc in d.retreats:
-            seg = _shorten(src, at(loc), UNIT_R + 4, UNIT_R + 2)
-            if seg:
-                retreats += _arrow(list(seg), RETREAT, 1.4, (2.0, 2.5), head=6.0)
 
-    # the lines under the units (a convoyed army's arrow runs through its fleets), the
-    # marks that tell what happened over them
-    layer.add(*lines, *retreats)
-    for u in picture.units:
-        if u.province in waiting:
-            continue
-        layer.add(*_unit_shapes(u, spot[u.province], colours.get(u.power, INK)))
+    def ways_out(src: XY, places: Iterable[str]) -> None:
+        for loc in places:
+            seg = _shorten(src, board.at(loc), UNIT_R + 4, UNIT_R + 2)
+            if seg:
+                retreats.extend(_arrow(list(seg), RETREAT, 1.4, (2.0, 2.5), head=6.0))
+
+    ordered = {mk.order.unit.province for mk in picture.marks
+               if isinstance(mk.order, (Retreat, Disband))}
     for d in picture.waiting:
-        layer.add(*_unit_shapes(d.unit, spot[d.unit.province], colours.get(d.unit.power, INK),
-                                ring=FAILED))
+        if d.unit.province not in ordered:
+            ways_out(board.spot[d.unit.province], d.retreats)
+    for d in picture.dislodged:
+        src = board.spot.get(d.unit.province)
+        if src is not None:
+            rings.append(Circle(src, UNIT_R + 4, None, FAILED, 2.4))
+            ways_out(src, d.retreats)
+    return retreats, rings
+
+
+def _draw_units(picture: Picture, board: _Board, colours: Mapping[str, str],
+                layer: Layer) -> None:
+    """The units: those in place, then those waiting to retreat (ringed), then the units that
+    took a waiting one's place, on top."""
+    waiting = {d.unit.province for d in picture.waiting}
+    for u in picture.units:
+        if u.province not in waiting:
+            layer.add(*_unit_shapes(u, board.spot[u.province], colours.get(u.power, INK)))
+    for d in picture.waiting:
+        layer.add(*_unit_shapes(d.unit, board.spot[d.unit.province],
+                                colours.get(d.unit.power, INK), ring=FAILED))
     for u in picture.units:
         if u.province in waiting:
-            layer.add(*_unit_shapes(u, at(u.location), colours.get(u.power, INK)))
-    layer.add(*centres, *rings, *symbols)
+            layer.add(*_unit_shapes(u, board.at(u.location), colours.get(u.power, INK)))
 
 
 def _along(a: XY, b: XY, p: XY) -> float:
