@@ -105,7 +105,7 @@ def _run_one(ctx: Context, item: Item) -> None:
         return
     if not item.spec.informational:
         # what an informational command answers may be different after this one
-        if _guarded(ctx, item, lambda: item.spec.handler(ctx, item)):
+        if _guarded(ctx, item, lambda: _handle(ctx, item)):
             ctx.seen.clear()
         return
     asked = _asked(ctx, item)
@@ -117,7 +117,7 @@ def _run_one(ctx: Context, item: Item) -> None:
     limit = ctx.config.limits.reply_bytes
     before = len(ctx.answers)
     if ctx.reply_size < limit:
-        _guarded(ctx, item, lambda: item.spec.handler(ctx, item))
+        _guarded(ctx, item, lambda: _handle(ctx, item))
         if ctx.reply_size <= limit:
             ctx.seen[asked] = item.line_no
             return
@@ -125,6 +125,15 @@ def _run_one(ctx: Context, item: Item) -> None:
     ctx.answer(item.line_no, item.text,
                f"Not answered: the answer would make this reply longer than one reply may be "
                f"({limit} bytes). Ask again in another mail.", ok=False)
+
+
+def _handle(ctx: Context, cmd: Command) -> None:
+    """The command's handler, once its number of words is one it takes (judge.commands.
+    registry: ``args``)."""
+    problem = cmd.spec.args_problem(cmd.args)
+    if problem is not None:
+        raise CommandError(problem)
+    cmd.spec.handler(ctx, cmd)
 
 
 def run_finishers(ctx: Context) -> None:

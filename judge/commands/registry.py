@@ -77,6 +77,19 @@ class CommandSpec:
     secrets: Secrets | None = None
     informational: bool = False
     prepare: Preparer | None = None
+    # How many words may follow the command's name (at least, at most; None: any number),
+    # and the answer when another number does: checked before the handler runs.
+    args: tuple[int, int | None] | None = None
+    wrong_args: str = ""
+
+    def args_problem(self, args: tuple[str, ...]) -> str | None:
+        """Why the command cannot take these words, by their number; None when it can."""
+        if self.args is None:
+            return None
+        least, most = self.args
+        if least <= len(args) and (most is None or len(args) <= most):
+            return None
+        return self.wrong_args or f"{self.name} is written {self.syntax}."
 
     def secret_positions(self, args: tuple[str, ...]) -> tuple[int, ...]:
         return self.secrets(args) if self.secrets else ()
@@ -94,15 +107,19 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
             states: frozenset[str] | None = None, block_end: str | None = None,
             stops_reading: bool = False,
             aliases: tuple[tuple[str, ...], ...] = (), secrets: Secrets | None = None,
-            informational: bool = False,
-            prepare: Preparer | None = None) -> Callable[[Handler], Handler]:
-    """Register the decorated function as the handler of the command ``words``."""
+            informational: bool = False, prepare: Preparer | None = None,
+            args: tuple[int, int | None] | None = None,
+            wrong_args: str = "") -> Callable[[Handler], Handler]:
+    """Register the decorated function as the handler of the command ``words``.  ``args``
+    declares how many words may follow the name (at least, at most or None), ``wrong_args``
+    the answer when another number does (the execution checks, the handler need not)."""
 
     def register(handler: Handler) -> Handler:
         global _MAX_WORDS
         key = tuple(w.upper() for w in words)
         spec = CommandSpec(key, handler, roles, syntax or " ".join(key), summary, states,
-                           block_end, stops_reading, aliases, secrets, informational, prepare)
+                           block_end, stops_reading, aliases, secrets, informational, prepare,
+                           args, wrong_args)
         for k in (key, *aliases):
             if k in _REGISTRY:
                 raise ValueError(f"command {' '.join(k)} registered twice")

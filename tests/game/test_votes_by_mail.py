@@ -278,3 +278,15 @@ def test_result_of_terminate(judge_in_process: Judge) -> None:
     r = result(j)
     assert r["result"] == "ended" and r["members"] == "" and r["phase"] == "S1905M"
     assert r["centers"]["ENGLAND"] == 3
+
+
+def test_a_vote_with_a_word_too_many_is_refused_and_changes_nothing(judge_in_process: Judge
+                                                                     ) -> None:
+    j = judge_in_process
+    a = three_survivors(j)
+    reply = send(j, a, "AUSTRIA", "SET NODRAW please")
+    assert "Error: SET NODRAW takes nothing after it." in reply
+    reply = send(j, a, "AUSTRIA", "VOTE YES NO")
+    assert "Error: VOTE takes one word: YES or NO (PROPOSE_DIAS games), SOLO, LOSS or a " \
+           "number (NO_DIAS games)." in reply
+    assert votes(j) == []

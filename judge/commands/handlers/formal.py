@@ -68,10 +68,9 @@ def set_peace_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("SET", "SPHERE", roles=Role.MASTER, syntax="SET SPHERE <power> <province>",
-         summary="Formal Diplomacy repair: make a province a power's sphere of influence")
+         summary="Formal Diplomacy repair: make a province a power's sphere of influence",
+         args=(2, None), wrong_args="SET SPHERE needs a power and a province, e.g. SET SPHERE F Bel.")
 def set_sphere_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) < 2:
-        raise CommandError("SET SPHERE needs a power and a province, e.g. SET SPHERE F Bel.")
     identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     power = power_named(game, cmd.args[0])

@@ -171,10 +171,9 @@ def _prepare_create(prep: Preparation, cmd: Command) -> None:
          " [RULES <RULE> ...] [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>]"
          " [TOURNAMENT <name> <password>] [PRIVACY <privacy password>]",
          summary="a new game; you become its master",
-         secrets=_create_secrets, prepare=_prepare_create)
+         secrets=_create_secrets, prepare=_prepare_create,
+         args=(2, None), wrong_args="CREATE needs a game name and a password.")
 def create_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) < 2:
-        raise CommandError("CREATE needs a game name and a password.")
     name, password = cmd.args[0], cmd.args[1]
     opts = _parse_create(cmd.args[2:])
     tournament_asked = opts.pop("tournament", None)

@@ -112,20 +112,18 @@ _simple("ROLLFORWARD", REPAIRABLE, "redo a phase that was rolled back",
 
 
 @command("ROLLBACK", roles=Role.MASTER, states=REPAIRABLE, syntax="ROLLBACK [<phase>]",
-         summary="undo the last phase, or back to <phase>")
+         summary="undo the last phase, or back to <phase>",
+         args=(0, 1), wrong_args="ROLLBACK takes at most a phase, e.g. ROLLBACK S1902M.")
 def rollback_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) > 1:
-        raise CommandError("ROLLBACK takes at most a phase, e.g. ROLLBACK S1902M.")
     game = _game(ctx)
     events = rollback(ctx.session, game, ctx.now, cmd.args[0] if cmd.args else None)
     _announce(ctx, cmd, events, f"Rolled back; {game.name} is at {game.phase} again.")
 
 
 @command("BECOME", roles=Role.MASTER, states=RUNNING, syntax="BECOME <power>",
-         summary="act as that power for the rest of this mail")
+         summary="act as that power for the rest of this mail",
+         args=(1, 1), wrong_args="BECOME needs a power.")
 def become_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("BECOME needs a power.")
     game = _game(ctx)
     power = power_named(game, cmd.args[0])
     seat = power_seat(ctx.session, game, power) or next(
@@ -140,10 +138,9 @@ def become_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("EJECT", roles=Role.MASTER, syntax="EJECT <power>|<address>",
-         summary="remove the player of a power")
+         summary="remove the player of a power",
+         args=(1, 1), wrong_args="EJECT needs a power (or, while forming, a player's address).")
 def eject_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("EJECT needs a power (or, while forming, a player's address).")
     game = _game(ctx)
     if "@" in cmd.args[0]:
         found = [s for s in seats(ctx.session, game, "power")
@@ -161,10 +158,9 @@ def eject_command(ctx: Context, cmd: Command) -> None:
 
 @command("POSITION", roles=Role.MASTER, states=frozenset({GameState.FORMING, GameState.PAUSED}),
          syntax="POSITION [<phase>] ... ENDPOSITION", block_end="ENDPOSITION",
-         summary="set up the board by hand (forming or paused games)")
+         summary="set up the board by hand (forming or paused games)",
+         args=(0, 1), wrong_args="POSITION takes at most a phase, e.g. POSITION F1905M.")
 def position_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) > 1:
-        raise CommandError("POSITION takes at most a phase, e.g. POSITION F1905M.")
     game = _game(ctx)
     events = set_position(ctx.session, game, cmd.args[0] if cmd.args else None,
                           list(cmd.block), ctx.now)
@@ -172,10 +168,9 @@ def position_command(ctx: Context, cmd: Command) -> None:
 
 
 @command("DUMMY", roles=Role.MASTER, states=RUNNING, syntax="DUMMY <power>",
-         summary="make a power a dummy: no player; you order it with BECOME")
+         summary="make a power a dummy: no player; you order it with BECOME",
+         args=(1, 1), wrong_args="DUMMY needs a power.")
 def dummy_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("DUMMY needs a power.")
     game = _game(ctx)
     power = power_named(game, cmd.args[0])
     events = dummy_power(ctx.session, game, power, ctx.now)
@@ -239,11 +234,10 @@ def set_rules(ctx: Context, cmd: Command) -> None:
 
 @command("SET", "PRIVACY", roles=Role.MASTER, syntax="SET PRIVACY <privacy password>",
          secrets=positions(0, rest=True),
-         summary="make the game private: strangers need this password to see or join it")
-def set_privacy_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("SET PRIVACY needs one word, the privacy password (SET NOPRIVACY"
+         summary="make the game private: strangers need this password to see or join it",
+         args=(1, 1), wrong_args="SET PRIVACY needs one word, the privacy password (SET NOPRIVACY"
                            " makes the game public again).")
+def set_privacy_command(ctx: Context, cmd: Command) -> None:
     game = _game(ctx)
     set_privacy(game, cmd.args[0])
     ctx.answer(cmd.line_no, cmd.text, f"{game.name} is private: whoever is not signed on to it"

@@ -40,10 +40,9 @@ def set_password(ctx: Context, cmd: Command) -> None:
 
 
 @command("SET", "ADDRESS", roles=Role.SIGNED_ON, syntax="SET ADDRESS <address>",
-         summary="have the judge's mail for your role sent elsewhere")
+         summary="have the judge's mail for your role sent elsewhere",
+         args=(1, 1), wrong_args="SET ADDRESS needs one mail address.")
 def set_address(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("SET ADDRESS needs one mail address.")
     try:
         address = checked_address(cmd.args[0])
     except AddressError as exc:

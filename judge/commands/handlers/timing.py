@@ -88,10 +88,9 @@ def set_deadline(ctx: Context, cmd: Command) -> None:
 
 
 @command("SET", "GRACE", roles=Role.MASTER, syntax="SET GRACE <duration>",
-         summary="time allowed after the deadline")
+         summary="time allowed after the deadline",
+         args=(1, 1), wrong_args="SET GRACE needs a duration, e.g. SET GRACE 12h (0 for none).")
 def set_grace(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("SET GRACE needs a duration, e.g. SET GRACE 12h (0 for none).")
     game = _game(ctx)
     game.grace_seconds = 0 if cmd.args[0] == "0" else moments.parse_duration(cmd.args[0])
     clock.schedule_next(game)
@@ -130,11 +129,10 @@ def set_clock(ctx: Context, cmd: Command) -> None:
 
 
 @command("SET", "ZONE", roles=Role.SIGNED_ON, syntax="SET ZONE <zone>",
-         summary="the time zone the judge writes times to you in (UTC by default)")
-def set_zone(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1:
-        raise CommandError("SET ZONE needs one zone: an IANA name such as Europe/Paris or"
+         summary="the time zone the judge writes times to you in (UTC by default)",
+         args=(1, 1), wrong_args="SET ZONE needs one zone: an IANA name such as Europe/Paris or"
                            " America/New_York, UTC, or an offset such as +01:00.")
+def set_zone(ctx: Context, cmd: Command) -> None:
     zone = zone_named(cmd.args[0])
     if zone is None:
         raise CommandError(f'"{cmd.args[0]}" is not a time zone the judge knows (write e.g.'
