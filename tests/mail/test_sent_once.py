@@ -63,6 +63,9 @@ def test_a_mail_the_relay_took_is_recorded_before_quit_and_not_sent_again(judge_
     judge.start()
     judge.send(make_mail("VERSION", msgid="<second@example.org>"))
     wait_for(lambda: handler.replies_to("<second@example.org>") == 1)
+    # The second is recorded once the relay took it (a moment later: wait for the record).
+    wait_for(lambda: judge.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")
+             == [(0,)])
     # Rows go out in order: had the first been waiting, it would have gone out again by now.
     counts = collections.Counter(s for (s,) in judge.sql("SELECT status FROM outbox"))
     assert counts == {"sent": 2}
