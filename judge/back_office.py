@@ -135,12 +135,9 @@ class BackOffice:
 
     def _read(self) -> None:
         assert self._sock is not None
-        try:
-            data = self._sock.recv(65536)
-        except (BlockingIOError, InterruptedError):
+        data = _receive(self._sock)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if not data:
             self._close_socket()
             return
@@ -210,6 +207,16 @@ class BackOffice:
             process.kill()
         await loop.run_in_executor(None, process.join)
         self._close_socket()
+
+
+def _receive(sock: socket.socket) -> bytes | None:
+    """What the other process wrote; b"" when it is gone, None when nothing was there."""
+    try:
+        return sock.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
 
 
 # --------------------------------------------------------------------------- this process
@@ -291,12 +298,9 @@ class Loops:
         self.store.dispose()
 
     def _read(self) -> None:
-        try:
-            data = self.sock.recv(65536)
-        except (BlockingIOError, InterruptedError):
+        data = _receive(self.sock)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if data:
             # The last word counts: asked for the lock, or stored (and so gave it back).
             if data.rfind(ASK_LOCK) > data.rfind(WAKE):

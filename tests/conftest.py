@@ -176,6 +176,15 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
     return env
 
 
+def process_gone(pid: int) -> bool:
+    """No such process any more (a zombie waiting for its new parent counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
 @dataclass
 class RunningJudge:
     tmp: Path

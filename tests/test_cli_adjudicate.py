@@ -92,19 +92,23 @@ def test_no_input_is_said_once_in_both_forms() -> None:
         assert out.stderr == "judge: no input: give a JSON position on stdin\n"
 
 
-def test_adjudicating_imports_neither_the_store_nor_the_configuration() -> None:
-    # SQLAlchemy alone took most of the command's start-up; it only needs the core
-    probe = ("import atexit, sys\n"
-             "atexit.register(lambda: print(sorted({m.split('.')[0] + '.' + m.split('.')[1]\n"
-             "    if m.startswith('judge.') else m.split('.')[0] for m in sys.modules}),\n"
-             "    file=sys.stderr))\n"
-             "from judge.cli import main\n"
-             "main(['adjudicate', '--jsonl'])\n")
+def _probe(loaded: str, run: str) -> tuple[str, str]:
+    """Run ``run`` (Python) in a fresh interpreter on one position; its output, and what
+    the expression ``loaded`` (over ``sys.modules``) printed as it ended."""
+    probe = (f"import atexit, sys\natexit.register(lambda: print({loaded}, file=sys.stderr))\n"
+             f"{run}\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          input='{"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}}\n',
                          timeout=60, check=False)
     assert out.returncode == 0, out.stderr
-    loaded = out.stderr.strip().splitlines()[-1]
+    return out.stdout, out.stderr.strip().splitlines()[-1]
+
+
+def test_adjudicating_imports_neither_the_store_nor_the_configuration() -> None:
+    # SQLAlchemy alone took most of the command's start-up; it only needs the core
+    _, loaded = _probe("sorted({m.split('.')[0] + '.' + m.split('.')[1] if m.startswith("
+                       "'judge.') else m.split('.')[0] for m in sys.modules})",
+                       "from judge.cli import main\nmain(['adjudicate', '--jsonl'])")
     assert "'judge.core'" in loaded
     for heavy in ("sqlalchemy", "alembic", "jinja2", "aiosmtpd", "'judge.store'",
                   "'judge.config'", "'judge.service'", "'judge.mail'"):
@@ -114,18 +118,11 @@ def test_adjudicating_imports_neither_the_store_nor_the_configuration() -> None:
 def test_the_command_goes_straight_to_adjudicating_without_the_command_line() -> None:
     """judge.launch: `judge adjudicate` loads neither click nor the other commands; anything
     else (its --help too) is the full command line."""
-    probe = ("import atexit, sys\n"
-             "atexit.register(lambda: print(sorted(m for m in sys.modules\n"
-             "    if m in ('click', 'judge.cli', 'logging')), file=sys.stderr))\n"
-             "sys.argv = ['judge', 'adjudicate', '--jsonl']\n"
-             "from judge.launch import main\n"
-             "main()\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         input='{"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}}\n',
-                         timeout=60, check=False)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["next_phase"] == "F1901M"
-    assert out.stderr.strip().splitlines()[-1] == "[]"
+    output, loaded = _probe("sorted(m for m in sys.modules if m in ('click', 'judge.cli', "
+                            "'logging'))", "sys.argv = ['judge', 'adjudicate', '--jsonl']\n"
+                            "from judge.launch import main\nmain()")
+    assert json.loads(output)["next_phase"] == "F1901M"
+    assert loaded == "[]"
     helped = subprocess.run([JUDGE_EXE, "adjudicate", "--help"], capture_output=True,
                             text=True, timeout=60, check=False)
     assert helped.returncode == 0 and "--jsonl" in helped.stdout

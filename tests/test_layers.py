@@ -34,19 +34,23 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _from_target(node: ast.ImportFrom, name: str, path: Path) -> str:
+    """The module a ``from … import`` in module ``name`` (file ``path``) imports from."""
+    if not node.level:
+        return node.module or ""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
 def _imports(path: Path) -> Iterator[str]:
     """The judge modules a file imports (``judge.x.y``), absolute or relative."""
     name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names if a.name.startswith("judge"))
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module or ""
+            target = _from_target(node, name, path)
             if target.startswith("judge"):
                 yield target
 
@@ -140,12 +144,7 @@ def _module_graph() -> dict[str, set[str]]:
 
 
 def _imports_of(node: ast.ImportFrom, name: str, path: Path) -> Iterator[str]:
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    if node.level:
-        base = package.split(".")[: len(package.split(".")) - node.level + 1]
-        target = ".".join([*base, node.module] if node.module else base)
-    else:
-        target = node.module or ""
+    target = _from_target(node, name, path)
     if target.startswith("judge"):
         yield from (f"{target}.{alias.name}" for alias in node.names)
 

@@ -7,21 +7,18 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import RunningJudge, make_mail
+from conftest import RunningJudge, make_mail, process_gone as gone
 from judge.config import Config, JudgeSection
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.worker import claim_batch, process_batch
 from judge.pipeline import Pipeline
 from judge.store.db import Store
-from judge.store.leases import release_dead_leases
 from judge.store.models import InboundMessage
 from judge.store.turns import MAX_WAIT, WriteTurns
 
@@ -37,15 +34,6 @@ def back_office_pids(judge: RunningJudge, count: int = 1, timeout: float = 20) -
             return pids
         time.sleep(0.05)
     raise AssertionError(f"{count} back office start(s) not logged:\n{judge.log()}")
-
-
-def gone(pid: int) -> bool:
-    """No such process any more (a zombie waiting for its new parent counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return state in ("Z", "X")
 
 
 def wait_gone(pid: int, timeout: float = 10) -> None:
@@ -115,27 +103,6 @@ def test_the_back_office_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
     wait_gone(pid)
 
 
-def test_a_restarted_back_office_takes_back_leases_in_its_daemons_pid() -> None:
-    """The daemon takes no leases: one in its pid's name was an earlier start's."""
-    host = socket.gethostname()
-    live = subprocess.Popen(["sleep", "30"])
-    try:
-        store = Store("sqlite://")
-        from judge.store.schema import ensure_schema
-        ensure_schema(store.engine)
-        raw = make_mail("VERSION", sender="a@example.org").as_bytes()
-        store_arrivals(store, [Arrival("judge@example.org", "a@example.org", raw,
-                                       message_id_of(raw))])
-        with store.transaction() as s:
-            s.query(InboundMessage).one().lease_owner = f"{host}:{live.pid}:feedfacefeedface"
-        with store.transaction() as s:
-            assert release_dead_leases(s) == 0
-            assert release_dead_leases(s, holding_none=[live.pid]) == 1
-    finally:
-        live.kill()
-        live.wait()
-
-
 # --------------------------------------------------------------------------- taking turns
 
 def test_a_request_for_the_lock_is_seen_and_lapses_when_never_given_back() -> None:
@@ -188,24 +155,3 @@ def test_while_intake_waits_the_worker_commits_after_each_message(asked: bool,
     with store.reading() as s:
         assert {r.status for r in s.query(InboundMessage)} == {"done"}
 
-
-def test_leases_of_a_dead_but_unreaped_process_are_taken_back(store: Store) -> None:
-    """A killed daemon's back office is reparented; where nobody reaps it (a container's
-    first process may not), it stays a zombie: dead, though kill(0) still finds it."""
-    host = socket.gethostname()
-    dead = subprocess.Popen(["true"])
-    try:
-        deadline = time.monotonic() + 10
-        while not gone(dead.pid):  # exited, not reaped: a zombie
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        os.kill(dead.pid, 0)  # still "there"
-        raw = make_mail("VERSION", sender="z@example.org").as_bytes()
-        store_arrivals(store, [Arrival("judge@example.org", "z@example.org", raw,
-                                       message_id_of(raw))])
-        with store.transaction() as s:
-            s.query(InboundMessage).one().lease_owner = f"{host}:{dead.pid}:feedfacefeedface"
-        with store.transaction() as s:
-            assert release_dead_leases(s) == 1
-    finally:
-        dead.wait()

@@ -3,13 +3,15 @@ message the dead one had leased at once, instead of waiting for the lease to run
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
+import time
 from datetime import timedelta
 from pathlib import Path
 
-from conftest import JUDGE_EXE, RunningJudge, free_port, judge_env, make_mail
+from conftest import JUDGE_EXE, RunningJudge, free_port, judge_env, make_mail, process_gone
 from judge.utc import utcnow
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.store.db import Store
@@ -78,3 +80,36 @@ def test_the_owner_names_the_process_start() -> None:
     host, pid, token = owner_id().rsplit(":", 2)
     assert host == socket.gethostname() and pid.isdigit() and len(token) == 16
     assert owner_id() == owner_id()
+
+
+def test_leases_in_the_name_of_a_pid_known_to_hold_none_are_taken_back(store: Store) -> None:
+    """A restarted back office takes back leases in its daemon's pid: the daemon takes none,
+    so one in its name is an earlier start's (a container restart may swap the pids)."""
+    host = socket.gethostname()
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        lease(store, "a@example.org", f"{host}:{live.pid}:feedfacefeedface")
+        with store.transaction() as s:
+            assert release_dead_leases(s) == 0
+            assert release_dead_leases(s, holding_none=[live.pid]) == 1
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_leases_of_a_dead_but_unreaped_process_are_taken_back(store: Store) -> None:
+    """A killed daemon's back office is reparented; where nobody reaps it (a container's
+    first process may not), it stays a zombie: dead, though kill(0) still finds it."""
+    host = socket.gethostname()
+    dead = subprocess.Popen(["true"])
+    try:
+        deadline = time.monotonic() + 10
+        while not process_gone(dead.pid):  # exited, not reaped: a zombie
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(dead.pid, 0)  # still "there"
+        lease(store, "z@example.org", f"{host}:{dead.pid}:feedfacefeedface")
+        with store.transaction() as s:
+            assert release_dead_leases(s) == 1
+    finally:
+        dead.wait()
