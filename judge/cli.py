@@ -158,7 +158,7 @@ def check_config(obj: CliState, no_database: bool) -> None:
             click.echo("database reachable and empty: 'judge serve' or 'judge db upgrade' "
                        "creates the schema")
             return
-        current, head = current_revision(store.engine), head_revision(store.engine)
+        current, head = current_revision(store.engine), head_revision()
     finally:
         store.dispose()
     if current != head:

@@ -27,8 +27,8 @@ import os
 import resource
 import signal
 import sys
+from typing import TYPE_CHECKING
 
-from aiohttp.web import AppRunner
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
@@ -40,7 +40,9 @@ from judge.mail.sessions import SessionLimits
 from judge.notify import Notifier
 from judge.store.db import Store
 from judge.store.schema import ensure_schema
-from judge.web.app import start_web
+
+if TYPE_CHECKING:
+    from aiohttp.web import AppRunner
 
 log = logging.getLogger("judge.daemon")
 
@@ -104,6 +106,15 @@ class Daemon:
                         "files (raise LimitNOFILE= in the systemd unit)",
                         self.limits.max_connections, soft)
 
+    async def _start_web(self) -> AppRunner | None:
+        """The web view's runner, or None when ``[web] listen`` is empty.  The web view (aiohttp,
+        the pages, the map pictures) is imported only when it is on: a third of the start."""
+        if self.config.web_address is None:
+            return None
+        from judge.web.app import start_web
+
+        return await start_web(self.store, self.config)
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         what = await loop.run_in_executor(None, ensure_schema, self.store.engine)
@@ -117,7 +128,7 @@ class Daemon:
         self.server = await loop.create_server(self.limits, self.config.listen_host,
                                                self.config.listen_port)
         try:
-            self.web = await start_web(self.store, self.config)
+            self.web = await self._start_web()
         except OSError as exc:
             self.server.close()
             why = os.strerror(exc.errno) if exc.errno else str(exc)
