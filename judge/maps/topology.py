@@ -66,7 +66,10 @@ def borders_of(polygons: Mapping[str, Sequence[XY]]) -> Borders:
                    {k: sum(math.dist(a, b) for a, b in v) for k, v in shared.items()})
 
 
-def _runs(segments: Iterable[tuple[Segment, str]]) -> list[list[tuple[Segment, str]]]:
+Run = list[tuple[Segment, str]]  # a stretch of coastline: its segments, each with its sea
+
+
+def _runs(segments: Iterable[tuple[Segment, str]]) -> list[Run]:
     """Group segments (with the sea each touches) into runs joined end to end."""
     items = list(segments)
     by_point: dict[XY, list[int]] = {}
@@ -107,53 +110,68 @@ def derive(m: Map, polygons: Mapping[str, Sequence[XY]]) -> Derived:
     """Read the army and fleet adjacency of ``m``'s provinces off ``polygons``."""
     borders = borders_of(polygons)
     kind = {code: p.kind for code, p in m.provinces.items()}
-    problems: list[str] = []
     land = {c for c, k in kind.items() if k in ("land", "coast")}
     seas = {c for c, k in kind.items() if k == "sea"}
+    runs_of = _coastlines(borders, land, seas)
+    location_of_run, problems = _locate_runs(m, borders, land, runs_of)
+    fleet = _fleet_adjacency(borders, land, seas, runs_of, location_of_run)
+    runs_out = {code: [(location_of_run[(code, i)],
+                        [p for seg, _ in run for p in seg]) for i, run in enumerate(runs)]
+                for code, runs in runs_of.items() if m.provinces[code].coasts}
+    return Derived({c: frozenset(v) for c, v in _army_adjacency(borders, kind, land).items()},
+                   {c: frozenset(v) for c, v in fleet.items()}, runs_out, problems)
 
+
+def _army_adjacency(borders: Borders, kind: Mapping[str, str],
+                    land: set[str]) -> dict[str, set[str]]:
+    """Armies move between land provinces that share a border."""
     army: dict[str, set[str]] = {c: set() for c in kind}
     for pair in borders.shared:
         a, b = sorted(pair)
         if a in land and b in land:
             army[a].add(b)
             army[b].add(a)
+    return army
 
-    # each land province's coastline: the segments it shares with seas, in runs
-    runs_of: dict[str, list[list[tuple[Segment, str]]]] = {}
+
+def _coastlines(borders: Borders, land: set[str], seas: set[str]) -> dict[str, list[Run]]:
+    """Each land province's coastline: the segments it shares with seas, in runs."""
+    runs_of: dict[str, list[Run]] = {}
     for code in sorted(land):
         coast = [(seg, sea) for sea in sorted(borders.neighbours(code) & seas)
                  for seg in borders.between(code, sea)]
         if coast:
             runs_of[code] = _runs(coast)
+    return runs_of
 
-    # where a run lies: the location it belongs to (a split province's coast, else itself)
-    location_of_run: dict[tuple[str, int], str] = {}
-    run_points: dict[tuple[str, int], set[XY]] = {}
-    for code, runs in runs_of.items():
-        for i, run in enumerate(runs):
-            run_points[(code, i)] = {p for seg, _ in run for p in seg}
-            location_of_run[(code, i)] = code
 
-    def touching(code: str, i: int) -> set[str]:
-        """The provinces a run touches: its seas, and the coastal provinces whose border with
-        ``code`` ends on one of its points where both touch the same sea."""
-        run = runs_of[code][i]
-        found = {sea for _, sea in run}
-        for other in borders.neighbours(code) & land:
-            ends = {p for seg in borders.between(code, other) for p in seg}
-            for seg, sea in run:
-                for p in seg:
-                    if p in ends and any(p in s for s in borders.between(other, sea)):
-                        found.add(other)
-        return found
+def _touching(borders: Borders, land: set[str], code: str, run: Run) -> set[str]:
+    """The provinces a run of ``code``'s coastline touches: its seas, and the coastal provinces
+    whose border with ``code`` ends on one of its points where both touch the same sea."""
+    found = {sea for _, sea in run}
+    for other in borders.neighbours(code) & land:
+        ends = {p for seg in borders.between(code, other) for p in seg}
+        for seg, sea in run:
+            for p in seg:
+                if p in ends and any(p in s for s in borders.between(other, sea)):
+                    found.add(other)
+    return found
 
+
+def _locate_runs(m: Map, borders: Borders, land: set[str], runs_of: dict[str, list[Run]]
+                 ) -> tuple[dict[tuple[str, int], str], list[str]]:
+    """Where each run lies: the coast of a split province whose fleet adjacency it matches,
+    else the province itself; and the problems (a run matching no single coast, a count of
+    runs unlike the count of coasts)."""
+    location_of_run = {(code, i): code for code, runs in runs_of.items() for i in range(len(runs))}
+    problems: list[str] = []
     for code, runs in runs_of.items():
         coasts = m.provinces[code].coasts
         if not coasts:
             continue
         wanted = {c: {province_of(x) for x in m.fleet_adj[f"{code}/{c}"]} for c in coasts}
-        for i in range(len(runs)):
-            got = touching(code, i)
+        for i, run in enumerate(runs):
+            got = _touching(borders, land, code, run)
             match = [c for c, adj in wanted.items() if adj == got]
             if len(match) != 1:
                 problems.append(f"{code}: a coastline run touching {sorted(got)} matches no "
@@ -162,32 +180,33 @@ def derive(m: Map, polygons: Mapping[str, Sequence[XY]]) -> Derived:
             location_of_run[(code, i)] = f"{code}/{match[0]}"
         if len(runs) != len(coasts):
             problems.append(f"{code}: {len(runs)} coastline runs for {len(coasts)} coasts")
+    return location_of_run, problems
 
+
+def _fleet_adjacency(borders: Borders, land: set[str], seas: set[str],
+                     runs_of: dict[str, list[Run]],
+                     location_of_run: dict[tuple[str, int], str]) -> dict[str, set[str]]:
+    """Fleets move between neighbouring seas, between a coast and the seas of its runs, and
+    between two coasts whose runs meet where their provinces' border reaches the sea."""
     fleet: dict[str, set[str]] = {}
     for sea in sorted(seas):
         fleet[sea] = {s for s in borders.neighbours(sea) if s in seas}
     for (code, i), loc in sorted(location_of_run.items()):
         fleet.setdefault(loc, set())
+        points = {p for seg, _ in runs_of[code][i] for p in seg}
         for _segment, sea in runs_of[code][i]:
             fleet[loc].add(sea)
             fleet[sea].add(loc)
         for other in borders.neighbours(code) & land:
             for (o_code, j), o_loc in location_of_run.items():
-                if o_code != other:
-                    continue
-                if _coast_to_coast(borders, code, run_points[(code, i)], runs_of[code][i],
-                                   other, runs_of[other][j]):
+                if o_code == other and _coast_to_coast(borders, code, points, runs_of[code][i],
+                                                       other, runs_of[other][j]):
                     fleet[loc].add(o_loc)
-    runs_out = {code: [(location_of_run[(code, i)],
-                        [p for seg, _ in run for p in seg]) for i, run in enumerate(runs)]
-                for code, runs in runs_of.items() if m.provinces[code].coasts}
-    return Derived({c: frozenset(v) for c, v in army.items()},
-                   {c: frozenset(v) for c, v in fleet.items()}, runs_out, problems)
+    return fleet
 
 
 def _coast_to_coast(borders: Borders, a: str, a_points: set[XY],
-                    a_run: list[tuple[Segment, str]], b: str,
-                    b_run: list[tuple[Segment, str]]) -> bool:
+                    a_run: Run, b: str, b_run: Run) -> bool:
     """Whether the border of ``a`` and ``b`` ends on a point where run ``a_run`` of ``a`` and
     run ``b_run`` of ``b`` touch the same sea."""
     ends = {p for seg in borders.between(a, b) for p in seg}
