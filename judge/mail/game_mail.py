@@ -10,7 +10,7 @@ tools parse:
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -67,76 +67,45 @@ def notice_title(e: GameNotice) -> str:
     return str(vars(template.make_module({"event": e}))["title"])
 
 
+# Each kind of game event mailed: its template, and the words of its subject.
+_MAILS: dict[type, tuple[str, Callable[[Any], str]]] = {
+    PhaseProcessed: ("game/results.txt", lambda e: "Results"),
+    PowerAssigned: ("game/assigned.txt", lambda e: f"You are {e.power.capitalize()}"),
+    PlayerRemoved: ("game/removed.txt", lambda e: {
+        "ejected": "Ejected", "replaced": "Replaced", "dummy": "Power made a dummy"}[e.how]),
+    OrdersByMaster: ("game/master_orders.txt",
+                     lambda e: f"Orders for {e.power.capitalize()} by the master"),
+    Reminder: ("game/reminder.txt", lambda e: f"Reminder: {letters(e.powers)}"),
+    LateNotice: ("game/late.txt", lambda e: f"Late Notice: {letters(e.powers)}"),
+    OrdersAwaited: ("game/waiting.txt", lambda e: f"Waiting: {letters(e.powers)}"),
+    FormalRepaired: ("game/formal_repair.txt", lambda e: {
+        "war": "War", "peace": "Peace", "sphere": "Sphere", "nosphere": "Sphere",
+        "points": "Points"}[e.what] + " set by the master"),
+    GameEnded: ("game/ended.txt", lambda e: _ending_subject(e)),
+    GameFault: ("game/fault.txt", lambda e: "Fault"),
+    SignonFailures: ("game/signon_failures.txt", lambda e: "Failed sign-ons"),
+    ParameterChanged: ("game/parameters.txt", lambda e: "Parameter Change"),
+    GameResumed: ("game/resumed.txt", lambda e: "Resumed"),
+    GameNotice: ("game/notice.txt", lambda e: notice_title(e)),
+}
+
+
 def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
+    """The mails the game events of one command (or one processing) send."""
     out: list[Outgoing] = []
     for e in events:
         if isinstance(e, PressSent):  # two copies: the readers' and the master's
             out.extend(press_outgoing(e, judge_name))
-            continue
-        if not e.to and not getattr(e, "master_to", ()):
-            continue
-        variables: dict[str, Any] = {"event": e}
-        if isinstance(e, PhaseProcessed):
-            out.append(Outgoing("game/results.txt", list(e.to),
-                                _subject(judge_name, e, "Results"), variables, e.game,
-                                map_phase=e.phase))
         elif isinstance(e, GameStarted):  # the players' copy, and the master's
-            for to, master_copy in ((e.to, False), (e.master_to, True)):
-                if to:
-                    out.append(Outgoing("game/started.txt", list(to),
-                                        _subject(judge_name, e, "Game Starting"),
-                                        dict(variables, master_copy=master_copy), e.game))
-            continue
-        elif isinstance(e, PowerAssigned):
-            out.append(Outgoing("game/assigned.txt", list(e.to),
-                                _subject(judge_name, e, f"You are {e.power.capitalize()}"),
-                                variables, e.game))
-        elif isinstance(e, PlayerRemoved):
-            what = {"ejected": "Ejected", "replaced": "Replaced",
-                    "dummy": "Power made a dummy"}[e.how]
-            out.append(Outgoing("game/removed.txt", list(e.to), _subject(judge_name, e, what),
-                                variables, e.game))
-        elif isinstance(e, OrdersByMaster):
-            out.append(Outgoing("game/master_orders.txt", list(e.to),
-                                _subject(judge_name, e, f"Orders for {e.power.capitalize()}"
-                                         " by the master"), variables, e.game))
-        elif isinstance(e, Reminder):
-            out.append(Outgoing("game/reminder.txt", list(e.to),
-                                _subject(judge_name, e, f"Reminder: {letters(e.powers)}"),
-                                variables, e.game))
-        elif isinstance(e, LateNotice):
-            out.append(Outgoing("game/late.txt", list(e.to),
-                                _subject(judge_name, e, f"Late Notice: {letters(e.powers)}"),
-                                variables, e.game))
-        elif isinstance(e, OrdersAwaited):
-            out.append(Outgoing("game/waiting.txt", list(e.to),
-                                _subject(judge_name, e, f"Waiting: {letters(e.powers)}"),
-                                variables, e.game))
-        elif isinstance(e, FormalRepaired):
-            what = {"war": "War", "peace": "Peace", "sphere": "Sphere", "nosphere": "Sphere",
-                    "points": "Points"}[e.what]
-            out.append(Outgoing("game/formal_repair.txt", list(e.to),
-                                _subject(judge_name, e, f"{what} set by the master"),
-                                variables, e.game))
-        elif isinstance(e, GameEnded):
-            what = _ending_subject(e)
-            out.append(Outgoing("game/ended.txt", list(e.to), _subject(judge_name, e, what),
-                                variables, e.game))
-        elif isinstance(e, GameFault):
-            out.append(Outgoing("game/fault.txt", list(e.to), _subject(judge_name, e, "Fault"),
-                                variables, e.game))
-        elif isinstance(e, SignonFailures):
-            out.append(Outgoing("game/signon_failures.txt", list(e.to),
-                                _subject(judge_name, e, "Failed sign-ons"), variables, e.game))
-        elif isinstance(e, ParameterChanged):
-            out.append(Outgoing("game/parameters.txt", list(e.to),
-                                _subject(judge_name, e, "Parameter Change"), variables, e.game))
-        elif isinstance(e, GameResumed):
-            out.append(Outgoing("game/resumed.txt", list(e.to), _subject(judge_name, e, "Resumed"),
-                                variables, e.game))
-        elif isinstance(e, GameNotice):
-            out.append(Outgoing("game/notice.txt", list(e.to),
-                                _subject(judge_name, e, notice_title(e)), variables, e.game))
+            out.extend(Outgoing("game/started.txt", list(to),
+                                _subject(judge_name, e, "Game Starting"),
+                                {"event": e, "master_copy": master_copy}, e.game)
+                       for to, master_copy in ((e.to, False), (e.master_to, True)) if to)
+        elif e.to and type(e) in _MAILS:
+            template, subject = _MAILS[type(e)]
+            out.append(Outgoing(template, list(e.to), _subject(judge_name, e, subject(e)),
+                                {"event": e}, e.game,
+                                map_phase=e.phase if isinstance(e, PhaseProcessed) else None))
     return out
 
 
