@@ -81,13 +81,17 @@ class CommandSpec:
     # and the answer when another number does: checked before the handler runs.
     args: tuple[int, int | None] | None = None
     wrong_args: str = ""
+    # The words the command's one argument may be (any case), for a switch such as ON|OFF:
+    # another word gets ``wrong_args`` too.
+    one_of: tuple[str, ...] = ()
 
     def args_problem(self, args: tuple[str, ...]) -> str | None:
         """Why the command cannot take these words, by their number; None when it can."""
         if self.args is None:
             return None
         least, most = self.args
-        if least <= len(args) and (most is None or len(args) <= most):
+        if least <= len(args) and (most is None or len(args) <= most) and (
+                not self.one_of or args[0].upper() in self.one_of):
             return None
         return self.wrong_args or f"{self.name} is written {self.syntax}."
 
@@ -109,17 +113,20 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
             aliases: tuple[tuple[str, ...], ...] = (), secrets: Secrets | None = None,
             informational: bool = False, prepare: Preparer | None = None,
             args: tuple[int, int | None] | None = None,
-            wrong_args: str = "") -> Callable[[Handler], Handler]:
+            wrong_args: str = "", one_of: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of the command ``words``.  ``args``
     declares how many words may follow the name (at least, at most or None), ``wrong_args``
-    the answer when another number does (the execution checks, the handler need not)."""
+    the answer when another number does (the execution checks, the handler need not);
+    ``one_of`` the words a switch's one argument may be (it implies ``args=(1, 1)``)."""
+    if one_of and args is None:
+        args = (1, 1)
 
     def register(handler: Handler) -> Handler:
         global _MAX_WORDS
         key = tuple(w.upper() for w in words)
         spec = CommandSpec(key, handler, roles, syntax or " ".join(key), summary, states,
                            block_end, stops_reading, aliases, secrets, informational, prepare,
-                           args, wrong_args)
+                           args, wrong_args, tuple(w.upper() for w in one_of))
         for k in (key, *aliases):
             if k in _REGISTRY:
                 raise ValueError(f"command {' '.join(k)} registered twice")

@@ -26,6 +26,16 @@ def test_a_wrong_number_of_words_gets_the_commands_own_answer() -> None:
     assert spec("SET", "DIAS").args_problem(("x",)) == "SET DIAS takes nothing after it."
 
 
+def test_a_switch_takes_one_of_its_words_in_any_case() -> None:
+    for words, good in ((("SET", "MAP"), ("on", "OFF")), (("SET", "DRAWS"), ("On", "off")),
+                        (("SET", "ADDRESSES"), ("public", "PRIVATE"))):
+        for given in good:
+            assert spec(*words).args_problem((given,)) is None
+        for bad in ((), ("maybe",), (good[0], good[1])):
+            assert spec(*words).args_problem(bad) == spec(*words).wrong_args, (words, bad)
+    assert spec("SET", "MAP").wrong_args == "SET MAP takes ON or OFF."
+
+
 def test_every_declaration_is_sound() -> None:
     declared = [s for s in all_commands() if s.args is not None]
     assert len(declared) >= 15

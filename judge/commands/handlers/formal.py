@@ -19,11 +19,10 @@ from judge.service.games import lock_game, power_named
 from judge.store.models import Game
 
 
-@command("SET", "DRAWS", roles=Role.MASTER, syntax="SET DRAWS ON|OFF",
+@command("SET", "DRAWS", roles=Role.MASTER, syntax="SET DRAWS ON|OFF", one_of=("ON", "OFF"),
+         wrong_args="SET DRAWS takes ON or OFF.",
          summary="Formal Diplomacy: allow draw and concession votes, or not (the default)")
 def set_draws_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1 or cmd.args[0].upper() not in ("ON", "OFF"):
-        raise CommandError("SET DRAWS takes ON or OFF.")
     identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
     text, events = set_draws(ctx.session, game, cmd.args[0].upper() == "ON")

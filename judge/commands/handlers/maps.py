@@ -79,11 +79,10 @@ def map_command(ctx: Context, cmd: Command) -> None:
     ctx.answer(cmd.line_no, cmd.text, f"The map of {what} is attached to this reply.")
 
 
-@command("SET", "MAP", roles=Role.SIGNED_ON, syntax="SET MAP ON|OFF",
+@command("SET", "MAP", roles=Role.SIGNED_ON, syntax="SET MAP ON|OFF", one_of=("ON", "OFF"),
+         wrong_args="SET MAP takes ON or OFF.",
          summary="whether your copies of the results carry the map picture")
 def set_map(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1 or cmd.args[0].upper() not in ("ON", "OFF"):
-        raise CommandError("SET MAP takes ON or OFF.")
     on = cmd.args[0].upper() == "ON"
     _seat(ctx).map_pictures = on
     ctx.answer(cmd.line_no, cmd.text,

@@ -247,13 +247,12 @@ def set_privacy_command(ctx: Context, cmd: Command) -> None:
 
 @command("SET", "ADDRESSES", roles=Role.MASTER,
          states=frozenset({GameState.FORMING, GameState.ACTIVE, GameState.PAUSED}),
-         syntax="SET ADDRESSES PUBLIC|PRIVATE",
+         syntax="SET ADDRESSES PUBLIC|PRIVATE", one_of=("PUBLIC", "PRIVATE"),
+         wrong_args="SET ADDRESSES PUBLIC (everyone who may see the game sees who plays which"
+                    " power) or SET ADDRESSES PRIVATE (only you do).",
          summary="show the players' addresses to everyone who may see the game, or only to"
                  " you (the default)")
 def set_addresses_command(ctx: Context, cmd: Command) -> None:
-    if len(cmd.args) != 1 or cmd.args[0].upper() not in ("PUBLIC", "PRIVATE"):
-        raise CommandError("SET ADDRESSES PUBLIC (everyone who may see the game sees who plays"
-                           " which power) or SET ADDRESSES PRIVATE (only you do).")
     public = cmd.args[0].upper() == "PUBLIC"
     game = _game(ctx)
     events = set_addresses(ctx.session, game, public)
