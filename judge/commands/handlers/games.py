@@ -203,8 +203,27 @@ def create_command(ctx: Context, cmd: Command) -> None:
         add_game(ctx.session, tournament, game)
         in_tournament = f" in tournament {tournament.name}"
     sign_on_as(ctx, master, game.name)
+    text = _created_text(game, opts["rules"], in_tournament, privacy_password is not None)
+    if game_rules.has(game, "SOLITAIRE"):
+        # DPjudge's rules: the forming phase is skipped, every power a dummy of the master's,
+        # and a privacy password is assigned
+        text += solitaire_privacy_text(game)
+        ctx.outgoing.extend(outgoing_for(start_game(ctx.session, game, ctx.now),
+                                         ctx.config.judge.name))
+        text += (f"SOLITAIRE: {game.name} has started at {game.phase}; every power is a dummy."
+                 " Order one with BECOME <power> and its orders (several powers in one mail),"
+                 " then PROCESS.")
+    else:
+        join = "<password>" + (" PRIVACY <privacy password>" if is_private(game) else "")
+        text += f"Players join with JOIN {game.name} {join}."
+    ctx.answer(cmd.line_no, cmd.text, text)
+
+
+def _created_text(game: Game, rules_asked: list[str], in_tournament: str, private: bool) -> str:
+    """What CREATE tells the new master about the game: its rules (and what brought each in),
+    victory, deadlines, the Formal settings and its privacy."""
     rules = f" with rules {game.rules}" if game.rules else ""
-    explained = game_rules.choose(opts["rules"])  # as asked: says what brought what in
+    explained = game_rules.choose(rules_asked)  # as asked: says what brought what in
     text = (f"Game {game.name} ({variant_title(game)}{rules}) created{in_tournament};"
             " you are its master"
             f" and signed on as such (SIGNON M{game.name} <password> later).\n")
@@ -223,22 +242,10 @@ def create_command(ctx: Context, cmd: Command) -> None:
     formal = created_text(game)
     if formal:
         text += f"{formal}\n"
-    if privacy_password is not None:
+    if private:
         text += (f"{game.name} is private: strangers must give its privacy password to see or"
                  " join it (GET COMMANDS, PRIVACY).\n")
-    if game_rules.has(game, "SOLITAIRE"):
-        # DPjudge's rules: the forming phase is skipped, every power a dummy of the master's,
-        # and a privacy password is assigned
-        text += solitaire_privacy_text(game)
-        ctx.outgoing.extend(outgoing_for(start_game(ctx.session, game, ctx.now),
-                                         ctx.config.judge.name))
-        text += (f"SOLITAIRE: {game.name} has started at {game.phase}; every power is a dummy."
-                 " Order one with BECOME <power> and its orders (several powers in one mail),"
-                 " then PROCESS.")
-    else:
-        join = "<password>" + (" PRIVACY <privacy password>" if is_private(game) else "")
-        text += f"Players join with JOIN {game.name} {join}."
-    ctx.answer(cmd.line_no, cmd.text, text)
+    return text
 
 
 def solitaire_privacy_text(game: Game) -> str:
