@@ -17,7 +17,6 @@ def test_create_join_start_and_first_orders(judge_in_process: Judge) -> None:
         assert start.body.startswith(":: Judge: JUDGE  Game: war1901  Variant: Standard\n"
                                      ":: Deadline: S1901M ")
     reply = j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE')}\nA Par-Bur\nF Bre-Mao\n")
-    print(reply.body)
     assert "Accepted: A PAR - BUR" in reply.body
     assert "Still without orders: Army Marseilles." in reply.body
 

@@ -232,7 +232,6 @@ def test_build_any(judge_in_process: Judge) -> None:
     assert "Accepted: A BEL B" in body and "Still without orders: 1 build." in body
     j.mail(MASTER, f"{M}\nPROCESS")
     (results,) = [m for m in j.last_broadcasts if "Results" in m.subject]
-    print(results.body)
     assert "France: Builds an army in Belgium." in results.body
 
 
