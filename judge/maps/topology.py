@@ -66,10 +66,10 @@ def borders_of(polygons: Mapping[str, Sequence[XY]]) -> Borders:
                    {k: sum(math.dist(a, b) for a, b in v) for k, v in shared.items()})
 
 
-Run = list[tuple[Segment, str]]  # a stretch of coastline: its segments, each with its sea
+CoastRun = list[tuple[Segment, str]]  # a stretch of coastline: its segments, each with its sea
 
 
-def _runs(segments: Iterable[tuple[Segment, str]]) -> list[Run]:
+def _runs(segments: Iterable[tuple[Segment, str]]) -> list[CoastRun]:
     """Group segments (with the sea each touches) into runs joined end to end."""
     items = list(segments)
     by_point: dict[XY, list[int]] = {}
@@ -134,9 +134,9 @@ def _army_adjacency(borders: Borders, kind: Mapping[str, str],
     return army
 
 
-def _coastlines(borders: Borders, land: set[str], seas: set[str]) -> dict[str, list[Run]]:
+def _coastlines(borders: Borders, land: set[str], seas: set[str]) -> dict[str, list[CoastRun]]:
     """Each land province's coastline: the segments it shares with seas, in runs."""
-    runs_of: dict[str, list[Run]] = {}
+    runs_of: dict[str, list[CoastRun]] = {}
     for code in sorted(land):
         coast = [(seg, sea) for sea in sorted(borders.neighbours(code) & seas)
                  for seg in borders.between(code, sea)]
@@ -145,7 +145,7 @@ def _coastlines(borders: Borders, land: set[str], seas: set[str]) -> dict[str, l
     return runs_of
 
 
-def _touching(borders: Borders, land: set[str], code: str, run: Run) -> set[str]:
+def _touching(borders: Borders, land: set[str], code: str, run: CoastRun) -> set[str]:
     """The provinces a run of ``code``'s coastline touches: its seas, and the coastal provinces
     whose border with ``code`` ends on one of its points where both touch the same sea."""
     found = {sea for _, sea in run}
@@ -158,7 +158,7 @@ def _touching(borders: Borders, land: set[str], code: str, run: Run) -> set[str]
     return found
 
 
-def _locate_runs(m: Map, borders: Borders, land: set[str], runs_of: dict[str, list[Run]]
+def _locate_runs(m: Map, borders: Borders, land: set[str], runs_of: dict[str, list[CoastRun]]
                  ) -> tuple[dict[tuple[str, int], str], list[str]]:
     """Where each run lies: the coast of a split province whose fleet adjacency it matches,
     else the province itself; and the problems (a run matching no single coast, a count of
@@ -184,7 +184,7 @@ def _locate_runs(m: Map, borders: Borders, land: set[str], runs_of: dict[str, li
 
 
 def _fleet_adjacency(borders: Borders, land: set[str], seas: set[str],
-                     runs_of: dict[str, list[Run]],
+                     runs_of: dict[str, list[CoastRun]],
                      location_of_run: dict[tuple[str, int], str]) -> dict[str, set[str]]:
     """Fleets move between neighbouring seas, between a coast and the seas of its runs, and
     between two coasts whose runs meet where their provinces' border reaches the sea."""
@@ -206,7 +206,7 @@ def _fleet_adjacency(borders: Borders, land: set[str], seas: set[str],
 
 
 def _coast_to_coast(borders: Borders, a: str, a_points: set[XY],
-                    a_run: Run, b: str, b_run: Run) -> bool:
+                    a_run: CoastRun, b: str, b_run: CoastRun) -> bool:
     """Whether the border of ``a`` and ``b`` ends on a point where run ``a_run`` of ``a`` and
     run ``b_run`` of ``b`` touch the same sea."""
     ends = {p for seg in borders.between(a, b) for p in seg}
