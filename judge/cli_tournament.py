@@ -56,13 +56,14 @@ def _show(table: Any, as_json: bool) -> None:
 
 def _in_transaction(obj: Any, work: Any) -> Any:
     """Run ``work(session)`` in one transaction of the configured store; GameError → exit 2."""
+    from judge.mail.refusals import refusal_text
     from judge.service.errors import GameError
     store = obj.store(create=True)
     try:
         with store.transaction() as session:
             return work(session)
     except GameError as exc:
-        _fail(str(exc))
+        _fail(refusal_text(exc))
     finally:
         store.dispose()
 

@@ -31,6 +31,7 @@ from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
 from judge.commands.unknown import answer_unknown
 from judge.mail import recipients
+from judge.mail.refusals import refusal_text
 from judge.service.errors import CountedRefusal, GameError
 from judge.store import counters
 
@@ -177,7 +178,8 @@ def _guarded(ctx: Context, item: Item, work: Callable[[], None]) -> bool:
         if isinstance(exc, CountedRefusal):  # a wrong password counts though nothing changed
             exc.count(ctx.session)
         verdict = "Not executed" if isinstance(exc, MailLimit) else "Error"
-        ctx.answer(item.line_no, item.text, f"{verdict}: {exc}", ok=False)
+        why = refusal_text(exc) if isinstance(exc, GameError) else str(exc)
+        ctx.answer(item.line_no, item.text, f"{verdict}: {why}", ok=False)
         return False
     return True
 

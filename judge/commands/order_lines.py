@@ -14,6 +14,7 @@ from judge.commands.unknown import answer_unknown
 from judge.core import load_map
 from judge.core.formal.orders import parse_formal_order
 from judge.core.orders import looks_like_an_order
+from judge.mail.refusals import refusal_text
 from judge.service import game_rules
 from judge.service.errors import GameError
 from judge.service.formal_orders import enter_order_line
@@ -37,7 +38,7 @@ def handle_order_line(ctx: Context, identity: Identity, line: OtherLine) -> None
             # an error, and the order list below shows what counts
             ctx.answer(line.line_no, line.text, "Ignored (IGNORE_ERRORS).")
             return
-        ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
+        ctx.answer(line.line_no, line.text, f"Error: {refusal_text(exc)}", ok=False)
     except CommandError as exc:
         ctx.answer(line.line_no, line.text, f"Error: {exc}", ok=False)
 

@@ -40,25 +40,22 @@ def announce(session: Session, game: Game, seat: Seat, starts: datetime, ends: d
     the current deadline moved if it falls in it.  Returns the events and whether the
     deadline moved."""
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError(f"{game.name} is over.")
+        raise GameError("game_over", game=game.name)
     limit = game.max_absence_days
     if limit <= 0:
-        raise GameError(f"the master of {game.name} allows no absences (SET MAX ABSENCE).")
+        raise GameError("no_absences_allowed", game=game.name)
     if ends <= starts:
-        raise GameError("the absence must end after it begins.")
+        raise GameError("absence_backwards")
     if ends <= now:
-        raise GameError("that absence is over already.")
+        raise GameError("absence_over")
     if ends - starts > timedelta(days=limit):
-        raise GameError(f"an absence in {game.name} may last at most {limit} day"
-                        f"{'s' if limit != 1 else ''} (the master's SET MAX ABSENCE).")
+        raise GameError("absence_too_long", game=game.name, days=limit)
     if ends - now > timedelta(days=365):
-        raise GameError("an absence may be announced at most a year ahead.")
+        raise GameError("absence_too_far")
     if _open(session, seat, now) is not None:
-        raise GameError("you have announced an absence already; SET NOABSENCE withdraws it,"
-                        " and then you may announce another.")
+        raise GameError("absence_already")
     if counters.count(session, "absence", str(seat.id), now) >= ANNOUNCED_PER_DAY:
-        raise GameError(f"you have announced {ANNOUNCED_PER_DAY} absences today, as many as a"
-                        " player may in a day (UTC); announce it tomorrow.")
+        raise GameError("absences_per_day", limit=ANNOUNCED_PER_DAY)
     counters.bump(session, "absence", str(seat.id), now)
     session.add(Absence(game_id=game.id, seat_id=seat.id, starts_at=starts, ends_at=ends,
                         status=AbsenceStatus.GRANTED, created_at=now))
@@ -75,8 +72,7 @@ def withdraw(session: Session, game: Game, seat: Seat, now: datetime, by_master:
     put it if it is still ahead.  Returns the events and whether the deadline moved."""
     absence = _open(session, seat, now)
     if absence is None:
-        who = f"{(seat.power or 'that player').capitalize()} has" if by_master else "you have"
-        raise GameError(f"{who} announced no absence that is not over.")
+        raise GameError("no_open_absence", by_master=by_master, power=seat.power)
     began = as_utc(absence.starts_at) <= now  # type: ignore[operator]
     absence.status = ((AbsenceStatus.CANCELLED if began else AbsenceStatus.REFUSED)
                       if by_master else AbsenceStatus.WITHDRAWN)

@@ -33,12 +33,6 @@ from judge.store.models import DrawVote, Game, GameState
 RUNNING = (GameState.ACTIVE, GameState.PAUSED)
 MODE_NAMES = {"DIAS": "DIAS", "NODIAS": "NoDIAS", "PROPOSE_DIAS": "PROPOSE_DIAS",
               "NO_DIAS": "NO_DIAS"}
-MODE_COMMANDS = {
-    "DIAS": "SET DRAW, SET NODRAW, SET CONCEDE <power> and SET NOCONCEDE",
-    "NODIAS": "SET DRAW <powers>, SET NODRAW, SET CONCEDE <power> and SET NOCONCEDE",
-    "PROPOSE_DIAS": "PROPOSE DIAS, PROPOSE CONCEDE <power>, VOTE YES and VOTE NO",
-    "NO_DIAS": "VOTE SOLO, VOTE LOSS and VOTE <n>",
-}
 
 
 @dataclass
@@ -133,24 +127,16 @@ def _names(powers: object) -> str:
 def _voter(game: Game, power: str, command: str, modes: tuple[str, ...]) -> tuple[str, ...]:
     """The survivors, once the game, the mode and the power allow ``command``."""
     if game.state not in RUNNING:
-        raise GameError(f"{game.name} is {game.state}: there is nothing to vote on.")
-    off = formal_state.draw_votes_refusal(game)
-    if off:
-        raise GameError(off)
+        raise GameError("nothing_to_vote", game=game.name, state=game.state)
+    formal_state.check_draw_votes(game)
     mode = mode_of(game)
     if mode not in modes:
-        raise GameError(f"{command} is not used in {game.name}, which votes by "
-                        f"{MODE_NAMES[mode]}: its votes are {MODE_COMMANDS[mode]} "
-                        f"(GET DRAWS explains them).")
+        raise GameError("vote_command_unused", command=command, game=game.name,
+                        mode=MODE_NAMES[mode])
     alive = survivors(game)
     if power not in alive:
-        raise GameError(f"{_name(power)} has been eliminated from {game.name}: only "
-                        f"survivors vote.")
+        raise GameError("voter_eliminated", power=power, game=game.name)
     return alive
-
-
-def _refuse(error: core.VoteError, keep: str = "your previous vote stands") -> GameError:
-    return GameError(f"{error.message}; {keep}.")
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -224,17 +210,14 @@ def set_draw(session: Session, game: Game, power: str, listed: str, now: datetim
     alive = _voter(game, power, "SET DRAW", ("DIAS", "NODIAS"))
     if mode_of(game) == "DIAS":
         if listed.strip():
-            raise GameError(f"{game.name} is a DIAS game: a draw includes every survivor, so "
-                            f"SET DRAW takes no list; your previous vote stands.")
+            raise GameError("dias_draw_list", game=game.name)
         _put(session, game, power, "draw", "ALL", now)
         return _after_vote(session, game, now, "draw_all", power=power, alive=list(alive))
     if not listed.strip():
-        raise GameError(f"{game.name} is a NoDIAS game: SET DRAW needs the list of powers "
-                        f"you would share a draw with, e.g. SET DRAW AEF; your previous vote "
-                        f"stands.")
+        raise GameError("nodias_draw_list", game=game.name)
     found = core.parse_power_list(listed, alive, _spellings(game))
     if isinstance(found, core.VoteError):
-        raise _refuse(found)
+        raise GameError("vote_refused", reason=found.message)
     ordered = [p for p in _powers(game) if p in found]
     _put(session, game, power, "draw", " ".join(ordered), now)
     return _after_vote(session, game, now, "draw_list", power=power, listed=ordered,
@@ -252,7 +235,7 @@ def set_concede(session: Session, game: Game, power: str, target_text: str,
     alive = _voter(game, power, "SET CONCEDE", ("DIAS", "NODIAS"))
     target = core.parse_power(target_text, alive, _spellings(game))
     if isinstance(target, core.VoteError):
-        raise _refuse(target)
+        raise GameError("vote_refused", reason=target.message)
     if target == power:
         _drop(session, game, power, "concede")
         return _after_vote(session, game, now, "concede", power=power, target=power)
@@ -288,23 +271,23 @@ def propose(session: Session, game: Game, power: str, what: str, now: datetime) 
     words = what.split(None, 1)
     kind = words[0].upper() if words else ""
     if kind not in ("DIAS", "CONCEDE"):
-        raise GameError("propose DIAS (a draw of all survivors) or CONCEDE <power>.")
+        raise GameError("propose_what")
     target: str | None = None
     if kind == "CONCEDE":
         if len(words) < 2:
-            raise GameError("name the power to concede to, e.g. PROPOSE CONCEDE F.")
+            raise GameError("propose_concede_whom")
         found = core.parse_power(words[1], alive, _spellings(game))
         if isinstance(found, core.VoteError):
-            raise _refuse(found, "nothing was proposed")
+            raise GameError("proposal_refused", reason=found.message)
         target = found
     elif len(words) > 1:
-        raise GameError("PROPOSE DIAS takes no power.")
+        raise GameError("propose_dias_power")
     current = _proposal(session, game)
     now_state = evaluate(session, game) if current else None
     made = core.make_proposal(alive, power, "dias" if kind == "DIAS" else "concede", target,
                               current=now_state)
     if isinstance(made, core.VoteError):
-        raise _refuse(made, "nothing was proposed")
+        raise GameError("proposal_refused", reason=made.message)
     _drop(session, game, None, "proposal")
     _drop(session, game, None, "answer")
     _put(session, game, power, "proposal", "DIAS" if target is None else f"CONCEDE {target}",
@@ -321,13 +304,12 @@ def answer(session: Session, game: Game, power: str, yes: bool, now: datetime) -
     _voter(game, power, f"VOTE {'YES' if yes else 'NO'}", ("PROPOSE_DIAS",))
     proposal = _proposal(session, game)
     if proposal is None:
-        raise GameError("there is no proposal to answer; make one with PROPOSE DIAS or "
-                        "PROPOSE CONCEDE <power>.")
+        raise GameError("no_proposal")
     state = evaluate(session, game)
     if state.kind == "rejected":
-        raise GameError("the last proposal has been rejected; make a new one with PROPOSE.")
+        raise GameError("proposal_rejected")
     if proposal.proposer == power:
-        raise GameError("you made the proposal: it counts as your YES.")
+        raise GameError("own_proposal")
     _put(session, game, power, "answer", "YES" if yes else "NO", now)
     cast = _after_vote(session, game, now, "answer", power=power, yes=yes,
                        proposal=_proposal_facts(proposal))
@@ -344,7 +326,7 @@ def vote_no_dias(session: Session, game: Game, power: str, word: str, now: datet
     _voter(game, power, f"VOTE {word.upper()}", ("NO_DIAS",))
     vote = core.parse_no_dias_vote(word, _powers(game))
     if isinstance(vote, core.VoteError):
-        raise _refuse(vote)
+        raise GameError("vote_refused", reason=vote.message)
     _put(session, game, power, "nodias", vote.text(), now)
     return _after_vote(session, game, now, "no_dias", power=power, vote=vote.text(),
                        loss=vote.loss, limit=vote.limit)
@@ -356,12 +338,10 @@ def vote(session: Session, game: Game, power: str, word: str, now: datetime) -> 
     mode = mode_of(game)
     if mode == "PROPOSE_DIAS":
         if upper not in ("YES", "NO"):
-            raise GameError(f'{game.name} votes by PROPOSE_DIAS: answer the proposal with '
-                            f'VOTE YES or VOTE NO, not "VOTE {word.strip()}".')
+            raise GameError("vote_yes_or_no", game=game.name, word=word.strip())
         return answer(session, game, power, upper == "YES", now)
     if mode == "NO_DIAS" and upper in ("YES", "NO"):
-        raise GameError(f"{game.name} votes by NO_DIAS: there are no proposals; send VOTE "
-                        f"SOLO, VOTE LOSS or VOTE <n>.")
+        raise GameError("no_dias_no_proposals", game=game.name)
     return vote_no_dias(session, game, power, word, now)
 
 
@@ -371,11 +351,10 @@ def set_nodias(session: Session, game: Game, nodias: bool) -> VoteOutcome:
     """SET DIAS / SET NODIAS: announced to the game, every vote cleared."""
     facts = dict(game=game.name, nodias=nodias)
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError(f"{game.name} is over.")
+        raise GameError("game_over", game=game.name)
     chosen = sorted(rules_of(game) & {"PROPOSE_DIAS", "NO_DIAS"})
     if chosen:
-        raise GameError(f"{game.name} votes by its rule {chosen[0]}; SET DIAS and SET NODIAS "
-                        f"do not apply to it.")
+        raise GameError("vote_rule_fixed", game=game.name, rule=chosen[0])
     if game.nodias == nodias:
         return VoteOutcome("draw_mode", dict(facts, changed=False))
     game.nodias = nodias
@@ -387,15 +366,12 @@ def set_nodias(session: Session, game: Game, nodias: bool) -> VoteOutcome:
 def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
     """RESUME of a game that ended in a draw or concession: play goes on, votes cleared."""
     if formal_state.is_formal(game) and formal_state.state_of(game).over:
-        raise GameError(f"{game.name} ended after its last year on victory points; RESUME "
-                        f"cannot reopen it (ROLLBACK can).")
+        raise GameError("resume_formal_ended", game=game.name)
     result = result_of(session, game)
     # a shared victory is recorded as a draw of the winners, but it is a victory
     if game.state != GameState.FINISHED or game.winner or result is None \
             or result.result not in ("draw", "concession"):
-        how = "a victory (ROLLBACK reopens it)" if game.winner else "no draw"
-        raise GameError(f"{game.name} ended in {how}; RESUME restarts only a paused game or "
-                        f"one that ended in a draw or concession.")
+        raise GameError("resume_not_drawn", game=game.name, victory=bool(game.winner))
     clear_result(session, game)
     clear_votes(session, game)
     game.state = GameState.ACTIVE

@@ -37,11 +37,16 @@ TELL_MASTER_EVERY = timedelta(days=1)
 
 
 class ProcessingFault(GameError):
-    """Processing failed because of a fault in the judge; ``events`` tell the masters."""
+    """Processing failed because of a fault in the judge; ``events`` tell the masters, and
+    the facts say what was being done (``what``) and what failed (``detail``)."""
 
-    def __init__(self, message: str, events: list[Event]) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, events: list[Event], **facts: Any) -> None:
+        super().__init__(code, **facts)
         self.events = events
+
+    @property
+    def detail(self) -> str:
+        return str(self.facts["detail"])
 
 
 def describe(exc: BaseException) -> str:
@@ -109,7 +114,8 @@ def guarded(session: Session, game: Game, now: datetime, what: str,
         log.exception("game %s: %s failed", game.name, what)
         session.expire(game)  # the savepoint's changes to it are gone
         notices = record_fault(session, game.id, now, what, detail)
-        raise ProcessingFault(detail, notices) from exc
+        raise ProcessingFault("processing_fault", events=notices, what=what,
+                              detail=detail) from exc
     clear_fault(game)
     return events
 

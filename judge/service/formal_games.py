@@ -89,10 +89,10 @@ def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Ev
     """SET DRAWS ON|OFF (the master): draw and concession votes allowed or not."""
     word = "ON" if allowed else "OFF"
     if not formal_state.is_formal(game):
-        raise GameError(f"SET DRAWS {word} is for Formal Diplomacy games; {game.name} is a "
-                        f"{variant_title(game)} game, where draw votes are always taken.")
+        raise GameError("draws_not_formal", allowed=allowed, game=game.name,
+                        variant=variant_title(game))
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError(f"{game.name} is over.")
+        raise GameError("game_over", game=game.name)
     if formal_state.draws_allowed(game) == allowed:
         return f"Draw votes in {game.name} are already {word.lower()}; nothing changed.", []
     formal_state.store_draws(game, allowed)

@@ -43,7 +43,7 @@ from judge.core.maps import province_of
 from judge.service import formal_state
 from judge.service.errors import GameError
 from judge.service.games import variant_title
-from judge.service.orders import Entry, PHASE_WORDS, enter_line, place, stored_orders
+from judge.service.orders import Entry, enter_line, place, stored_orders
 from judge.store.models import Game, Seat
 
 
@@ -99,17 +99,16 @@ def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
     if parsed is None:
         return None
     if not formal_state.is_formal(game):
-        raise GameError(f'"{line.strip()}" is a Formal Diplomacy order (GET FORMAL), but '
-                        f"{game.name} is a {variant_title(game)} game.")
+        raise GameError("formal_order_not_formal", line=line.strip(), game=game.name,
+                        variant=variant_title(game))
     if isinstance(parsed, OrderError):
-        raise GameError(parsed.message + ".")
+        raise GameError("order_refused", reason=parsed.message)
     if pos.phase.type != "M":
-        raise GameError(f"DWO, SUR, SOI and Undo SOI are given in movement phases, and this "
-                        f"is a {PHASE_WORDS[pos.phase.type]} phase.")
+        raise GameError("formal_order_phase", phase_type=pos.phase.type)
     power = seat.power
     assert power is not None
     if power not in pos.survivors():
-        raise GameError(f"{power.capitalize()} has been eliminated.")
+        raise GameError("eliminated", power=power)
     key, text, warning = _check(pos, formal_state.state_of(game), power, parsed)
     current = stored_orders(seat)
     if ":" in key:  # DWO, SUR, Undo SOI: one each, not a unit's order
@@ -124,53 +123,47 @@ def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
     return entry
 
 
-def _name(power: str) -> str:
-    return power.capitalize()
-
-
 def _check(pos: Position, state: FormalState, power: str,
            f: FormalOrder) -> tuple[str, str, str | None]:
     """(key, canonical text, warning) of a formal order, or GameError saying why not."""
     m = pos.map
     if isinstance(f, DeclareWar):
         if f.target == power:
-            raise GameError("you cannot declare war on yourself.")
+            raise GameError("war_on_yourself")
         if f.target not in pos.survivors():
-            raise GameError(f"{_name(f.target)} is eliminated: there is nobody to fight.")
+            raise GameError("war_on_eliminated", power=f.target)
         if state.at_war(power, f.target):
-            raise GameError(f"you are already at war with {_name(f.target)}.")
+            raise GameError("already_at_war", power=f.target)
         return f"DWO:{f.target}", f.text(), None
     if isinstance(f, Surrender):
         why = surrender_refusal(pos, state, power)
         if why:
-            raise GameError(f"you cannot surrender: {why.removeprefix('refused: ')}.")
+            raise GameError("surrender_refused", reason=why)
         return "SUR:", f.text(), None
     if isinstance(f, UndoSphere):
         if state.spheres.get(f.province) != power:
-            raise GameError(f"{m.provinces[f.province].name} is not your sphere of influence.")
+            raise GameError("not_your_sphere", province=m.provinces[f.province].name)
         return f"UNDO:{f.province}", f.text(), None
     if isinstance(f, ClaimSphere):
         unit = _claiming(pos, power, f)
         why = claim_reach_problem(pos, unit, f.province)
         if why:
-            raise GameError(why + ".")
+            raise GameError("claim_refused", reason=why)
         text = ClaimSphere(_spec(unit), f.province).text()
         return unit.province, text, claim_problem(pos, state, power, unit, f.province)
     assert isinstance(f, SupportClaim)
     unit = _own_unit(pos, power, f.unit)
     target = pos.unit_at(f.target.province)
     if target is None:
-        raise GameError(f"there is no unit in {m.location_text(f.target.province)} to "
-                        f"support.")
+        raise GameError("no_unit_to_support", place=m.location_text(f.target.province))
     if target.province == unit.province:
-        raise GameError("a unit cannot support its own claim.")
+        raise GameError("support_own_claim")
     place = m.provinces[f.province].name
     if not can_reach(m, unit, f.province):
-        raise GameError(f"the {unit.text(m)} cannot reach {place}, so it cannot support a "
-                        f"claim to it.")
+        raise GameError("support_claim_unreachable", unit=unit.text(m), province=place)
     why = claim_reach_problem(pos, target, f.province)
     if why:
-        raise GameError(f"the {target.text(m)} cannot claim {place}: {why}.")
+        raise GameError("claim_unreachable", unit=target.text(m), province=place, reason=why)
     return unit.province, SupportClaim(_spec(unit), _spec(target), f.province).text(), None
 
 
@@ -182,10 +175,9 @@ def _own_unit(pos: Position, power: str, spec: UnitSpec) -> Unit:
     m = pos.map
     unit = pos.unit_at(spec.province)
     if unit is None:
-        raise GameError(f"there is no unit in {m.location_text(spec.province)}.")
+        raise GameError("no_unit", place=m.location_text(spec.province))
     if unit.power != power:
-        raise GameError(f"the {unit.text(m)} is {_name(unit.power)}'s, not "
-                        f"{_name(power)}'s.")
+        raise GameError("not_your_unit", unit=unit.text(m), owner=unit.power, power=power)
     return unit
 
 
@@ -194,5 +186,5 @@ def _claiming(pos: Position, power: str, f: ClaimSphere) -> Unit:
         return _own_unit(pos, power, f.unit)
     found = claiming_unit(pos, power, f.province)
     if isinstance(found, str):
-        raise GameError(found + ".")
+        raise GameError("claim_refused", reason=found)
     return found

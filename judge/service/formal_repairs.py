@@ -26,10 +26,9 @@ MAX_POINTS = 999
 
 def _state(game: Game) -> FormalState:
     if not formal_state.is_formal(game):
-        raise GameError(f"{game.name} is a {variant_title(game)} game: wars, spheres and "
-                        f"points belong to Formal Diplomacy games (GET FORMAL).")
+        raise GameError("repair_not_formal", game=game.name, variant=variant_title(game))
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError(f"{game.name} is over.")
+        raise GameError("game_over", game=game.name)
     return formal_state.state_of(game)
 
 
@@ -46,11 +45,9 @@ def set_war(session: Session, game: Game, a: str, b: str, at_war: bool) -> Forma
     """SET WAR a b (``at_war``) or SET PEACE a b."""
     state = _state(game)
     if a == b:
-        raise GameError("name two different powers.")
-    names = f"{a.capitalize()} and {b.capitalize()}"
+        raise GameError("two_different_powers")
     if state.at_war(a, b) == at_war:
-        raise GameError(f"{names} are already {'at war' if at_war else 'at peace'}; nothing "
-                        f"changed.")
+        raise GameError("war_unchanged", first=a, second=b, at_war=at_war)
     pair = war_pair(a, b)
     wars = state.wars | {pair} if at_war else state.wars - {pair}
     return _done(session, game, state.evolve(wars=wars), "war" if at_war else "peace",
@@ -64,14 +61,13 @@ def set_sphere(session: Session, game: Game, power: str | None,
     m = load_map(game.variant)
     found = find_province(m, province_text)
     if not isinstance(found, str):
-        raise GameError(f"{found[0]}.")
+        raise GameError("province_refused", reason=found[0])
     name = m.provinces[found].name
     spheres = dict(state.spheres)
     if spheres.get(found) == power:
         if power is None:
-            raise GameError(f"{name} is no sphere of influence; nothing changed.")
-        raise GameError(f"{name} is already {power.capitalize()}'s sphere of influence; "
-                        f"nothing changed.")
+            raise GameError("no_sphere_unchanged", province=name)
+        raise GameError("sphere_unchanged", province=name, power=power)
     if power is None:
         del spheres[found]
     else:
@@ -87,10 +83,9 @@ def set_points(session: Session, game: Game, power: str, points: int) -> FormalR
     """SET POINTS power n."""
     state = _state(game)
     if abs(points) > MAX_POINTS:
-        raise GameError(f"victory points go from -{MAX_POINTS} to {MAX_POINTS}.")
+        raise GameError("points_range", most=MAX_POINTS)
     if state.points(power) == points:
-        raise GameError(f"{power.capitalize()} already has {points} victory points; nothing "
-                        f"changed.")
+        raise GameError("points_unchanged", power=power, points=points)
     vp = {**state.vp, power: points}
     return _done(session, game, state.evolve(vp=vp), "points", powers=(power,),
                  points=points)

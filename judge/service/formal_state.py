@@ -34,12 +34,11 @@ def new_variant_state(variant: str, turns: int | None) -> str | None:
     """
     if variant != VARIANT:
         if turns is not None:
-            raise GameError("TURNS sets the length of a Formal Diplomacy game: use it with "
-                            "VARIANT formal.")
+            raise GameError("turns_not_formal")
         return None
     if turns is not None and not MIN_TURNS <= turns <= MAX_TURNS:
-        raise GameError(f"TURNS is the number of game years, from {MIN_TURNS} to {MAX_TURNS} "
-                        f"(the default is {DEFAULT_TURNS}), not {turns}.")
+        raise GameError("turns_range", least=MIN_TURNS, most=MAX_TURNS, default=DEFAULT_TURNS,
+                        turns=turns)
     return _dump(initial_formal_state(load_map(variant), turns), draws=False)
 
 
@@ -54,7 +53,7 @@ def _dump(state: FormalState, draws: bool) -> str:
 def _document(text: str | None) -> dict[str, Any]:
     doc = json.loads(text or "{}")
     if "formal" not in doc:
-        raise GameError("this game keeps no Formal Diplomacy state.")
+        raise GameError("no_formal_state")
     return doc
 
 
@@ -84,10 +83,7 @@ def restore(game: Game, saved: str | None) -> None:
         store_state(game, FormalState.from_dict(_document(saved)["formal"]))
 
 
-def draw_votes_refusal(game: Game) -> str | None:
-    """Why draw and concession votes are not taken in this game now, or ``None``."""
-    if draws_allowed(game):
-        return None
-    return (f"{game.name} is a Formal Diplomacy game: draw and concession votes are off (it "
-            f"ends on victory points after the Fall of {state_of(game).last_year}); the "
-            f"master may switch them on with SET DRAWS ON.")
+def check_draw_votes(game: Game) -> None:
+    """Refuse draw and concession votes when this game does not take them now."""
+    if not draws_allowed(game):
+        raise GameError("formal_draws_off", game=game.name, last_year=state_of(game).last_year)

@@ -26,7 +26,7 @@ def choose(requested: Iterable[str]) -> RuleSet:
     """The rules in force for a new game, or GameError quoting the registry's reasons."""
     result = resolve_rules(list(requested))
     if isinstance(result, RuleError):
-        raise GameError(str(result))
+        raise GameError("rules_refused", reason=str(result))
     return result
 
 
@@ -48,7 +48,7 @@ def change(game: Game, requested: list[str], now: datetime) -> RuleSet:
     """
     upper = [r.upper() for r in requested]
     if "NONE" in upper and len(upper) > 1:
-        raise GameError("SET RULES NONE clears the rules; it cannot be combined with others.")
+        raise GameError("rules_none_alone")
     wanted = [] if upper == ["NONE"] else requested
     if game.state == GameState.FORMING:
         result: RuleSet | RuleError = resolve_rules(wanted)
@@ -57,7 +57,7 @@ def change(game: Game, requested: list[str], now: datetime) -> RuleSet:
         assert not isinstance(current, RuleError), game.rules
         result = change_rules_after_start(current, wanted)
     if isinstance(result, RuleError):
-        raise GameError(str(result))
+        raise GameError("rules_refused", reason=str(result))
     had_deadline = not has(game, "NO_DEADLINE")
     store(game, result)
     if game.state == GameState.ACTIVE and had_deadline != (not has(game, "NO_DEADLINE")):

@@ -41,7 +41,7 @@ _rng = random.SystemRandom()
 def find_game(session: Session, name: str) -> Game:
     game = session.scalars(select(Game).where(Game.name_key == name.lower())).first()
     if game is None:
-        raise GameError(f'no game named "{name}" on this judge.')
+        raise GameError("no_such_game", name=name)
     return game
 
 
@@ -145,7 +145,7 @@ def power_named(game: Game, word: str) -> str:
     name, adjective, unambiguous beginning), as in orders and votes."""
     found = find_power(load_map(game.variant), word)
     if isinstance(found, PowerNameError):
-        raise GameError(f"{found.message}.")
+        raise GameError("power_refused", reason=found.message)
     return found
 
 
@@ -162,20 +162,18 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
     ``turns`` is the length in years of a Formal Diplomacy game (refused for other variants).
     """
     if not NAME_RE.match(name):
-        raise GameError(f'"{name}" cannot be a game name: one word of up to 20 letters, digits,'
-                        " - or _, starting with a letter.")
+        raise GameError("game_name_form", name=name)
     if session.scalars(select(Game.id).where(Game.name_key == name.lower())).first():
-        raise GameError(f'there is already a game named "{name}".')
+        raise GameError("game_exists", name=name)
     variant = variant.lower()
     if variant not in VARIANTS:
-        raise GameError(f'unknown variant "{variant}" (known: {", ".join(VARIANTS)}).')
+        raise GameError("unknown_variant", variant=variant, known=list(VARIANTS))
     _check_password(password)
     chosen = game_rules.choose(rules or [])
     variant_state = formal_state.new_variant_state(variant, turns)
     m = load_map(variant)
     if victory is not None and not 1 <= victory <= len(m.supply_centers):
-        raise GameError(f"VICTORY must be a number of centres from 1 to "
-                        f"{len(m.supply_centers)}.")
+        raise GameError("victory_range", most=len(m.supply_centers))
     pos = initial_position(m)
     d = {**clock.DEFAULT_SECONDS, **(durations or {})}
     game = Game(name=name, name_key=name.lower(), variant=variant, state=GameState.FORMING,
@@ -196,7 +194,7 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
 
 def _check_password(password: str) -> None:
     if not password or len(password) > 64:
-        raise GameError("a password is one word of at most 64 characters.")
+        raise GameError("password_form")
 
 
 def join_game(session: Session, name: str, password: str, address: str, now: datetime,
@@ -207,23 +205,22 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
     require_sight(session, game, now, password=privacy, sender=address,
                   what=f"JOIN {game.name} <password> PRIVACY <privacy password>")
     if game.state != GameState.FORMING:
-        raise GameError(f"{game.name} is not forming players any more (it is {game.state}).")
+        raise GameError("not_forming", game=game.name, state=game.state)
     _check_password(password)
     players = seats(session, game, "power")
     rules = rules_of(game)
     if "MULTIPLE_POWERS_PER_PLAYER" not in rules and any(s.address == address for s in players):
-        raise GameError(f"{address} has already joined {game.name}.")
+        raise GameError("already_joined", address=address, game=game.name)
     npowers = len(load_map(game.variant).powers)
     if len(players) >= npowers:
-        raise GameError(f"{game.name} is full.")
+        raise GameError("game_full", game=game.name)
     wanted = None
     if power:
         if "POWER_CHOICE" not in rules:
-            raise GameError(f"{game.name} is not a POWER_CHOICE game: powers are assigned at"
-                            " random when it starts, so leave out the power.")
+            raise GameError("no_power_choice", game=game.name)
         wanted = power_named(game, power)
         if any(s.wanted_power == wanted for s in players):
-            raise GameError(f"{wanted.capitalize()} is already taken in {game.name}.")
+            raise GameError("power_taken", power=wanted, game=game.name)
     seat = Seat(game_id=game.id, kind=SeatKind.POWER, wanted_power=wanted, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
                 status=SeatStatus.ACTIVE, joined_at=now)
@@ -242,9 +239,9 @@ def observe_game(session: Session, name: str, password: str, address: str,
     require_sight(session, game, now, password=privacy, sender=address,
                   what=f"OBSERVE {game.name} <password> PRIVACY <privacy password>")
     if "NO_OBSERVATIONS" in rules_of(game):
-        raise GameError(f"{game.name} does not allow observers.")
+        raise GameError("no_observers", game=game.name)
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError(f"{game.name} is over.")
+        raise GameError("game_over", game=game.name)
     _check_password(password)
     seat = Seat(game_id=game.id, kind=SeatKind.OBSERVER, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
@@ -266,22 +263,23 @@ def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
     m = load_map(game.variant)
     power = next((p for p, v in m.powers.items() if v.letter == letter), None)
     if power is None:
-        raise GameError(f'"{letter}" is not a power initial, M (master) or O (observer).')
+        raise GameError("no_such_role", letter=letter)
     if game.state == GameState.FORMING:
-        raise GameError(f"{game.name} has not started: powers are assigned when it does.")
+        raise GameError("powers_not_assigned", game=game.name)
     candidates = [s for s in seats(session, game, "power") if s.power == power]
     if not candidates:
-        raise GameError(f"nobody plays {power.capitalize()} in {game.name}.")
+        raise GameError("nobody_plays", power=power, game=game.name)
     return candidates
 
 
 @dataclass(frozen=True)
 class SignonResult:
-    """A SIGNON's outcome: the seat reached, or why not (the failure is counted, and the
-    events tell the role's player and the master when guessing has begun)."""
+    """A SIGNON's outcome: the seat reached, or the refusal (returned, not raised: the failure
+    is counted and must be kept, and the events tell the role's player and the master when
+    guessing has begun)."""
 
     seat: Seat | None
-    refusal: str | None = None
+    refusal: GameError | None = None
     events: tuple[Event, ...] = ()
 
 
@@ -311,19 +309,20 @@ def signon(session: Session, name: str, letter: str, password: str, now: datetim
         events = (SignonFailures(game=game.name, variant=variant_title(game),
                                  to=tuple(dict.fromkeys(told)), phase=game.phase, role=role,
                                  letter=letter, failures=failures),)
-    return SignonResult(None, f"wrong password for {letter}{game.name}.", events)
+    return SignonResult(None, GameError("wrong_signon_password", letter=letter, game=game.name),
+                        events)
 
 
 # --------------------------------------------------------------------------- master controls
 
 def start_game(session: Session, game: Game, now: datetime) -> list[Event]:
     if game.state != GameState.FORMING:
-        raise GameError(f"{game.name} has already started.")
+        raise GameError("already_started", game=game.name)
     players = seats(session, game, "power")
     m = load_map(game.variant)
     solitaire = game_rules.has(game, "SOLITAIRE")
     if not players and not solitaire:  # SOLITAIRE needs no players
-        raise GameError(f"{game.name} has no players yet.")
+        raise GameError("no_players", game=game.name)
     free = [p for p in m.powers if p not in {s.wanted_power for s in players}]
     _rng.shuffle(free)
     for seat in players:
@@ -376,11 +375,9 @@ def set_addresses(session: Session, game: Game, public: bool) -> list[Event]:
     unchanged setting is refused, so nothing is announced); an ANONYMOUS game refuses
     PUBLIC."""
     if public and disclosure.is_anonymous(game):
-        raise GameError(f"{game.name} is an ANONYMOUS game: nobody but the master may learn"
-                        " who plays which power, so its addresses stay private.")
+        raise GameError("anonymous_addresses", game=game.name)
     if bool(game.addresses_public) == public:
-        raise GameError(f"the addresses of {game.name} are already "
-                        f"{'public' if public else 'private'}; nothing changed.")
+        raise GameError("addresses_unchanged", game=game.name, public=public)
     game.addresses_public = public
     return [parameter_change(session, game,
                              Change("addresses", how="public" if public else "private"))]
@@ -388,7 +385,7 @@ def set_addresses(session: Session, game: Game, public: bool) -> list[Event]:
 
 def pause_game(session: Session, game: Game) -> list[Event]:
     if game.state != GameState.ACTIVE:
-        raise GameError(f"{game.name} is {game.state}, not active.")
+        raise GameError("not_active", game=game.name, state=game.state)
     game.state = GameState.PAUSED
     clock.stop_clock(game)
     return [notice(session, game, "paused")]
@@ -396,7 +393,7 @@ def pause_game(session: Session, game: Game) -> list[Event]:
 
 def terminate_game(session: Session, game: Game, now: datetime | None = None) -> list[Event]:
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError(f"{game.name} is already over.")
+        raise GameError("already_over", game=game.name)
     centres: tuple[tuple[str, int], ...] = ()
     if game.state != GameState.FORMING:  # a game that never started has no result to record
         pos = load_position(game.variant, game.position)
@@ -436,7 +433,7 @@ def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list
     from now on the master orders it (BECOME)."""
     old = _holder(session, game, power)
     if old is not None and old.status == SeatStatus.DUMMY:
-        raise GameError(f"{power.capitalize()} is already a dummy in {game.name}.")
+        raise GameError("already_dummy", power=power, game=game.name)
     seat = make_dummy(session, game, power, now)
     events: list[Event] = []
     if old is not None:
@@ -452,7 +449,7 @@ def replace_player(session: Session, game: Game, power: str, address: str, passw
     _check_password(password)
     old = _holder(session, game, power)
     if old is not None and old.status == SeatStatus.ACTIVE and old.address == address:
-        raise GameError(f"{address} already plays {power.capitalize()} in {game.name}.")
+        raise GameError("already_plays", address=address, power=power, game=game.name)
     seat = Seat(game_id=game.id, kind=SeatKind.POWER, power=power, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
                 status=SeatStatus.ACTIVE, joined_at=now)

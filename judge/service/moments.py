@@ -24,12 +24,6 @@ DAYS = {"MON": 1, "TUE": 2, "WED": 3, "THU": 4, "FRI": 5, "SAT": 6, "SUN": 7}
 _FULL = ("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY")
 _RELATIVE = {"TODAY": 0, "TOMORROW": 1}
 
-FORMS = ("a duration from now (24h, 2d, 1d12h), a date and time (2026-12-01 18:00, read in"
-         " your zone: SET ZONE), with an offset or a zone if you like (2026-12-01 18:00 +0100,"
-         " 2026-12-01 18:00 Europe/Paris, 2026-12-01T17:00Z) or a weekday and time"
-         " (Friday 18:00)")
-
-
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION_RE = re.compile(r"(\d+)\s*([dhms])")
 
@@ -41,7 +35,7 @@ def parse_duration(text: str) -> int:
         return int(t) * 3600
     parts = _DURATION_RE.findall(t)
     if not parts or _DURATION_RE.sub("", t).strip():
-        raise GameError(f'"{text}" is not a duration: write e.g. 48h, 2d, 1d12h or 90m')
+        raise GameError("duration_form", text=text)
     return sum(int(n) * _UNITS[u] for n, u in parts)
 
 
@@ -160,8 +154,7 @@ def parse_when(text: str, now: datetime, zone: str | None = None) -> datetime:
     try:
         return now + timedelta(seconds=parse_duration(text))
     except GameError:
-        raise GameError(f'"{text.strip()}" is not a time the judge understands: write {FORMS}.'
-                        ) from None
+        raise GameError("moment_form", text=text.strip()) from None
 
 
 @dataclass(frozen=True)
@@ -189,7 +182,7 @@ def parse_days(words: list[str]) -> tuple[int, ...]:
             a, _, b = upper.partition("-")
             first, last = weekday(a), weekday(b)
             if first is None or last is None:
-                raise GameError(f'"{word}" is not a range of weekdays (write e.g. MON-FRI).')
+                raise GameError("weekdays_form", word=word)
             day = first
             while True:
                 found.add(day)
@@ -199,7 +192,7 @@ def parse_days(words: list[str]) -> tuple[int, ...]:
         else:
             number = weekday(upper)
             if number is None:
-                raise GameError(f'"{word}" is not a weekday (MON TUE WED THU FRI SAT SUN).')
+                raise GameError("weekday_form", word=word)
             found.add(number)
     return () if found == set(range(1, 8)) else tuple(sorted(found))
 
@@ -207,21 +200,19 @@ def parse_days(words: list[str]) -> tuple[int, ...]:
 def parse_clock(args: list[str], default_zone: str | None) -> ClockSetting:
     """``22:00 [<days>] [ZONE <zone>]`` (the zone by default: the writer's, else UTC)."""
     if not args:
-        raise GameError("SET CLOCK needs a time of day, e.g. SET CLOCK 22:00 MON-FRI ZONE"
-                        " Europe/London (SET CLOCK OFF removes it).")
+        raise GameError("clock_needs_time")
     at = time_of_day(args[0])
     if at is None:
-        raise GameError(f'"{args[0]}" is not a time of day (write e.g. 22:00).')
+        raise GameError("time_of_day_form", word=args[0])
     rest = list(args[1:])
     zone = default_zone or "UTC"
     upper = [w.upper() for w in rest]
     if "ZONE" in upper:
         i = upper.index("ZONE")
         if i != len(rest) - 2:
-            raise GameError("ZONE comes last, with one zone name, e.g. ZONE Europe/London.")
+            raise GameError("zone_last")
         named = zone_named(rest[i + 1])
         if named is None:
-            raise GameError(f'"{rest[i + 1]}" is not a time zone the judge knows (write e.g.'
-                            " Europe/London, America/New_York, UTC or +01:00).")
+            raise GameError("zone_unknown", word=rest[i + 1])
         zone, rest = named, rest[:i]
     return ClockSetting(at.hour * 60 + at.minute, parse_days(rest), zone)

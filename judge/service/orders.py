@@ -21,9 +21,6 @@ from judge.core import as_understood, check_order as illegal_because
 from judge.service.errors import GameError
 from judge.store.models import Seat
 
-PHASE_WORDS = {"M": "movement", "R": "retreat", "A": "adjustment"}
-
-
 def stored_orders(seat: Seat) -> dict[str, str]:
     return json.loads(seat.orders or "{}")
 
@@ -41,19 +38,14 @@ def owed(pos: Position, power: str, *, build_any: bool = False) -> int:
     return adjustments_owed(pos, power, build_any)
 
 
-def _a(word: str) -> str:
-    return ("an " if word[0] in "aeiou" else "a ") + word
-
-
 def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
     o = parse_order(m, line, phase_type)
     if not isinstance(o, OrderError):
         return o
     for other in ("M", "R", "A"):
         if other != phase_type and not isinstance(parse_order(m, line, other), OrderError):
-            raise GameError(f"that is {_a(PHASE_WORDS[other])} order, but this is "
-                            f"{_a(PHASE_WORDS[phase_type])} phase.")
-    raise GameError(o.message + ".")
+            raise GameError("wrong_phase_order", order_type=other, phase_type=phase_type)
+    raise GameError("order_refused", reason=o.message)
 
 
 def check_order_line(pos: Position, power: str, line: str, current: dict[str, str], *,
@@ -78,28 +70,27 @@ def check_order_line(pos: Position, power: str, line: str, current: dict[str, st
     if check_legality:
         why = illegal_because(pos, power, o, build_any=build_any)
         if why is not None:
-            raise GameError(why.message + ".")
+            raise GameError("order_refused", reason=why.message)
     elif isinstance(o, Support) and o.dest and o.dest != province_of(o.dest):
-        raise GameError("a support of a fleet move may not name the coast it goes to "
-                        f"(write {m.location_text(province_of(o.dest))} without the coast).")
+        raise GameError("support_names_coast", place=m.location_text(province_of(o.dest)))
     return key, text
 
 
 def _check_unit_order(pos: Position, power: str, o: Order) -> tuple[str, str]:
-    m, t, name = pos.map, pos.phase.type, power.capitalize()
+    m, t = pos.map, pos.phase.type
     spec = o.unit  # type: ignore[union-attr]
     if t == "M":
         unit = pos.unit_at(spec.province)
         if unit is None:
-            raise GameError(f"there is no unit in {m.location_text(spec.province)}.")
+            raise GameError("no_unit", place=m.location_text(spec.province))
     else:
         found = next((d.unit for d in pos.dislodged if d.unit.province == spec.province), None)
         if found is None:
-            raise GameError(f"no dislodged unit in {m.location_text(spec.province)} must retreat.")
+            raise GameError("no_dislodged_unit", place=m.location_text(spec.province))
         unit = found
         assert isinstance(o, (Retreat, Disband))
     if unit.power != power:
-        raise GameError(f"the {unit.text(m)} is {unit.power.capitalize()}'s, not {name}'s.")
+        raise GameError("not_your_unit", unit=unit.text(m), owner=unit.power, power=power)
     return unit.province, o.text()
 
 
@@ -109,23 +100,22 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
     builds = [k for k in current if k[0] in "BW"]
     if isinstance(o, (Build, Waive)):
         if delta <= 0:
-            raise GameError(f"{power.capitalize()} has no builds this winter.")
+            raise GameError("no_builds", power=power)
         key = f"W:{len(builds) + 1}" if isinstance(o, Waive) else f"B:{o.unit.province}"
         if key not in current and len(builds) >= delta:
-            raise GameError(f"{power.capitalize()} has only {delta} build(s); CLEAR to start over.")
+            raise GameError("builds_given", power=power, builds=delta)
         # where a unit can be built is the core's check (check_order_line above)
         return key, o.text()
     assert isinstance(o, Remove)
     if delta >= 0:
-        raise GameError(f"{power.capitalize()} has no units to remove this winter.")
+        raise GameError("no_removals", power=power)
     unit = pos.unit_at(o.unit.province)
     if unit is None or unit.power != power:
-        raise GameError(f"{power.capitalize()} has no unit in {m.location_text(o.unit.province)}.")
+        raise GameError("no_unit_to_remove", power=power, place=m.location_text(o.unit.province))
     removes = [k for k in current if k[0] == "R"]
     key = f"R:{unit.province}"
     if key not in current and len(removes) >= -delta:
-        raise GameError(f"{power.capitalize()} must remove only {-delta} unit(s); CLEAR to"
-                        " start over.")
+        raise GameError("removals_given", power=power, removals=-delta)
     return key, o.text()
 
 
@@ -193,12 +183,11 @@ def enter_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = T
     assert seat.power is not None
     current = stored_orders(seat)
     if owed(pos, seat.power, build_any=build_any) == 0:
-        raise GameError(f"{seat.power.capitalize()} has no orders to give in {pos.phase}.")
+        raise GameError("no_orders_owed", power=seat.power, phase=str(pos.phase))
     key, text = check_order_line(pos, seat.power, line, current, check_legality=check_legality,
                             build_any=build_any)
     if only_new and key in current:
-        raise GameError("the deadline has passed: under CIVIL_DISORDER an order given before"
-                        " it cannot be changed (orders for units without one are still taken).")
+        raise GameError("civil_disorder_late")
     entry = place(current, key, text, this_mail=this_mail,
                   keep_repeats=not check_legality and pos.phase.type == "M")
     seat.orders = json.dumps(current, sort_keys=True)

@@ -99,7 +99,7 @@ def is_ready(session: Session, game: Game) -> bool:
 
 def resume_game(session: Session, game: Game, now: datetime) -> list[Event]:
     if game.state != GameState.PAUSED:
-        raise GameError(f"{game.name} is {game.state}, not paused.")
+        raise GameError("not_paused", game=game.name, state=game.state)
     game.state = GameState.ACTIVE
     clock.start_clock(game, now)
     return [GameResumed(game=game.name, variant=variant_title(game), to=audience(session, game),
@@ -196,7 +196,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str,
     ``since``: when the next phase begins, if not now (the scheduler's: the moment that fell
     due, judge.service.clock.phase_start)."""
     if game.state not in (GameState.ACTIVE, GameState.PAUSED):
-        raise GameError(f"{game.name} is {game.state}: there is no phase to process.")
+        raise GameError("nothing_to_process", game=game.name, state=game.state)
     # Votes are evaluated one last time before the phase clears them.
     ended = draws.at_phase_end(session, game, now)
     if ended:
@@ -206,7 +206,7 @@ def process_phase(session: Session, game: Game, now: datetime, reason: str,
         Game.id == game.id, Game.phase == game.phase, Game.version == game.version)
         .values(version=Game.version + 1)))
     if not bumped:
-        raise GameError(f"{game.name} has moved on since; nothing was processed.")
+        raise GameError("moved_on", game=game.name)
     session.refresh(game)
     m = load_map(game.variant)
     before = position_of(game)
@@ -301,13 +301,13 @@ def rollback(session: Session, game: Game, now: datetime, phase: str | None = No
              ) -> list[Event]:
     snaps = _active_snapshots(session, game)
     if not snaps:
-        raise GameError(f"{game.name} has no processed phase to roll back.")
+        raise GameError("nothing_to_roll_back", game=game.name)
     target = snaps[-1]
     if phase:
         found = [s for s in snaps if s.phase == phase.upper()]
         if not found:
-            raise GameError(f"{phase.upper()} is not a phase played in {game.name} "
-                            f"(played: {' '.join(s.phase for s in snaps)}).")
+            raise GameError("phase_not_played", phase=phase.upper(), game=game.name,
+                            played=[s.phase for s in snaps])
         target = found[-1]
     for s in snaps:
         if s.seq >= target.seq:
@@ -333,10 +333,9 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
         PhaseSnapshot.game_id == game.id, PhaseSnapshot.rolled_back.is_(True))
         .order_by(PhaseSnapshot.seq)).first()
     if undone is None:
-        raise GameError(f"{game.name} has no rolled-back phase to redo.")
+        raise GameError("nothing_to_redo", game=game.name)
     if undone.phase != game.phase or undone.position_before != game.position:
-        raise GameError(f"the board of {game.name} changed since the rollback; ROLLFORWARD"
-                        " would not redo the same phase.")
+        raise GameError("board_changed", game=game.name)
     undone.rolled_back = False
     game.version += 1
     formal_state.restore(game, undone.variant_after)
@@ -348,7 +347,7 @@ def rollforward(session: Session, game: Game, now: datetime) -> list[Event]:
 def set_position(session: Session, game: Game, phase: str | None, lines: list[str],
                  now: datetime) -> list[Event]:
     if game.state not in (GameState.FORMING, GameState.PAUSED):
-        raise GameError("POSITION only works while the game is forming or paused (PAUSE first).")
+        raise GameError("position_when")
     m = load_map(game.variant)
     pos = parse_position_block(m, (phase or game.phase).upper(), lines)
     game.version += 1

@@ -53,7 +53,7 @@ def load_position(variant: str, text: str) -> Position:
 def _power_named(m: Map, word: str) -> str:
     found = find_power(m, word)  # the one reader of power names
     if isinstance(found, PowerNameError):
-        raise GameError(found.message)
+        raise GameError("position_refused", reason=found.message)
     return found
 
 
@@ -61,9 +61,9 @@ def _province(m: Map, word: str) -> str:
     # The order parser already knows every spelling and abbreviation of a province.
     o = parse_order(m, f"A {word} H", "M")
     if isinstance(o, OrderError):
-        raise GameError(f'"{word}" is not a province: {o.message}')
+        raise GameError("position_province", word=word, reason=o.message)
     if not isinstance(o, Hold):  # "<unit> H" is always read as a hold
-        raise GameError(f'"{word}" is not a province')
+        raise GameError("position_province", word=word, reason=None)
     return o.unit.location
 
 
@@ -77,25 +77,25 @@ def parse_position_block(m: Map, phase: str, lines: list[str]) -> Position:
             continue
         who, sep, rest = line.partition(":")
         if not sep:
-            raise GameError(f'"{line}": expected "<Power>: <units>; centers <centres>"')
+            raise GameError("position_line_form", line=line)
         power = _power_named(m, who)
         unit_part, _, center_part = rest.partition(";")
         for item in filter(None, (s.strip() for s in unit_part.split(","))):
             o = parse_order(m, f"{item} H", "M")
             if not isinstance(o, Hold) or o.unit.kind is None:
-                raise GameError(f'"{item}": a unit is A or F and a province, e.g. "A Par"')
+                raise GameError("position_unit_form", item=item)
             units.setdefault(power, []).append(f"{o.unit.kind} {o.unit.location}")
         words = center_part.replace(",", " ").split()
         if words and words[0].lower() in ("centers", "centres", "center", "centre", "sc"):
             words = words[1:]
         elif words:
-            raise GameError(f'"{center_part.strip()}": write "centers" before the centres')
+            raise GameError("position_centres_form", text=center_part.strip())
         for w in words:
             centers.setdefault(power, []).append(_province(m, w).partition("/")[0])
     try:
         return make_position(m, phase, units, centers)
     except InputError as exc:
-        raise GameError(str(exc)) from None
+        raise GameError("position_refused", reason=str(exc)) from None
 
 
 def final_centres(pos: Position) -> tuple[tuple[str, int], ...]:

@@ -63,7 +63,7 @@ def read_addressing(game: Game, text: str, broadcast_command: bool) -> Addressin
     """The addressing of a PRESS or BROADCAST line, or a GameError saying what is wrong."""
     found = parse_addressing(game_map(game), text, broadcast_command)
     if isinstance(found, PressError):
-        raise GameError(f"{found.message} Nothing was sent.")
+        raise GameError("press_refused", reason=found.message)
     return found
 
 
@@ -98,19 +98,18 @@ def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
                lines: tuple[str, ...] | list[str], now: datetime) -> PressSent:
     """Check, archive and announce one press message from ``seat``."""
     if game.state == GameState.FORMING:
-        raise GameError(f"{game.name} has not started yet: press is sent once the game runs.")
+        raise GameError("press_not_started", game=game.name)
     if game.state in OVER:
-        raise GameError(f"{game.name} is over ({game.state}): it takes no more press.")
+        raise GameError("press_game_over", game=game.name, state=game.state)
     if seat.status != SeatStatus.ACTIVE:
-        raise GameError(f"you no longer have a place in {game.name}.")
+        raise GameError("press_no_place", game=game.name)
     body = _trimmed(lines)
     if not body:
-        raise GameError("the press has no text between its first line and ENDPRESS. "
-                        "Nothing was sent.")
+        raise GameError("press_empty")
     sender = sender_of(seat)
     problem = refusal(sender, addressing, press_facts(session, game))
     if problem is not None:
-        raise GameError(f"{problem.message} Nothing was sent.")
+        raise GameError("press_refused", reason=problem.message)
     recipients = [*addressing.powers, *([MASTER] if addressing.to_master else [])]
     session.add(Press(game_id=game.id, phase=game.phase, sender_seat_id=seat.id, sender=sender,
                       recipients=" ".join(recipients), broadcast=addressing.broadcast,
@@ -158,8 +157,7 @@ def _delivery(session: Session, game: Game, sender: Seat,
 def set_grey_press(session: Session, game: Game, allowed: bool) -> list[Event]:
     """SET GREY / SET NOGREY; an unchanged setting is refused, so nothing is announced."""
     if game.grey_press == allowed:
-        raise GameError(f"grey press is already {'allowed' if allowed else 'refused'} in "
-                        f"{game.name}; nothing changed.")
+        raise GameError("grey_press_unchanged", game=game.name, allowed=allowed)
     game.grey_press = allowed
     return [notice(session, game, "grey_press", allowed=allowed)]
 
@@ -167,8 +165,7 @@ def set_grey_press(session: Session, game: Game, allowed: bool) -> list[Event]:
 def set_observer_press(session: Session, game: Game, allowed: bool) -> list[Event]:
     """SET OBSERVER PRESS / SET NO OBSERVER PRESS: may observers broadcast?"""
     if game.observer_press == allowed:
-        raise GameError(f"observers {'may already' if allowed else 'already may not'} "
-                        f"broadcast in {game.name}; nothing changed.")
+        raise GameError("observer_press_unchanged", game=game.name, allowed=allowed)
     game.observer_press = allowed
     return [notice(session, game, "observer_press", allowed=allowed)]
 

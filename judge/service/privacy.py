@@ -51,13 +51,11 @@ def require_sight(session: Session, game: Game, now: datetime, *, what: str, sen
     if game.privacy_hash is None or signed_on_to == game.id:
         return
     if password is None:
-        raise GameError(f"{game.name} is a private game: give its privacy password ({what}), "
-                        f"or sign on to it first.")
+        raise GameError("private_game", game=game.name, syntax=what)
     mine, everyone = f"{game.id}:{sender.lower()}", str(game.id)
     if (counters.count(session, KIND, mine, now) >= PER_SENDER
             or counters.count(session, KIND, everyone, now) >= PER_GAME):
-        raise GameError(f"too many wrong privacy passwords for {game.name} today; try again "
-                        "tomorrow (UTC), or ask its master.")
+        raise GameError("privacy_guesses_spent", game=game.name)
     if may_see(game, password=password):
         return
 
@@ -65,13 +63,13 @@ def require_sight(session: Session, game: Game, now: datetime, *, what: str, sen
         counters.bump(kept, KIND, mine, now)
         counters.bump(kept, KIND, everyone, now)
 
-    raise CountedRefusal(f"wrong privacy password for {game.name}.", count)
+    raise CountedRefusal("wrong_privacy_password", count=count, game=game.name)
 
 
 def set_privacy(game: Game, password: str | None) -> None:
     """The master's SET PRIVACY <password> (or SET NOPRIVACY: ``None``)."""
     if password is not None and (not password or len(password) > 64):
-        raise GameError("a privacy password is one word of at most 64 characters.")
+        raise GameError("privacy_password_form")
     game.privacy_hash = None if password is None else hash_password(password)
 
 

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
+from judge.service.errors import GameError
 from judge.store import counters
 from judge.store.models import Game
 
@@ -48,26 +49,23 @@ def _wait_until(failures: int, free: int, last: datetime | None) -> datetime | N
 
 
 def refusal(session: Session, game: Game, role: str, sender: str, own: bool, now: datetime,
-            per_sender: int, per_role: int) -> str | None:
-    """Why a SIGNON for ``role`` from ``sender`` is not checked now, or None."""
+            per_sender: int, per_role: int) -> GameError | None:
+    """Why a SIGNON for ``role`` from ``sender`` is not checked now (a refusal for the
+    caller to return, not raised: see ``SignonResult``), or None."""
     if own:
         return None
-    who = f"{role}{game.name}"
     failures, last = counters.last(session, FAILED, _subject(game, role, sender), now)
     if failures >= per_sender:
-        return (f"too many failed sign-ons for {who} from your address today; no more are "
-                "checked from it before midnight UTC.")
+        return GameError("signon_sender_stopped", role=role, game=game.name)
     until = _wait_until(failures, FREE_TRIES, last)
     if until is not None and now < until:
-        return f"too many failed sign-ons for {who}; try again after {until:%H:%M} UTC."
+        return GameError("signon_sender_waits", role=role, game=game.name, until=until)
     failures, last = counters.last(session, FAILED, _subject(game, role, OTHERS), now)
     if failures >= per_role:
-        return (f"too many failed sign-ons for {who} today: until midnight UTC its password "
-                "is checked only in mail from the role's own address.")
+        return GameError("signon_role_stopped", role=role, game=game.name)
     until = _wait_until(failures, FREE_ROLE_TRIES, last)
     if until is not None and now < until:
-        return (f"too many failed sign-ons for {who} today; try again after {until:%H:%M} UTC "
-                "(mail from the role's own address is checked at once).")
+        return GameError("signon_role_waits", role=role, game=game.name, until=until)
     return None
 
 

@@ -34,16 +34,15 @@ def existing_tournament(session: Session, name: str) -> Tournament | None:
 def find_tournament(session: Session, name: str) -> Tournament:
     row = existing_tournament(session, name)
     if row is None:
-        raise GameError(f'no tournament named "{name}" on this judge.')
+        raise GameError("no_such_tournament", name=name)
     return row
 
 
 def _check_new(name: str, password: str) -> None:
     if not NAME_RE.match(name):
-        raise GameError(f'"{name}" cannot be a tournament name: one word of up to 20 letters,'
-                        " digits, - or _, starting with a letter.")
+        raise GameError("tournament_name_form", name=name)
     if not password or len(password) > MAX_PASSWORD or any(c.isspace() for c in password):
-        raise GameError("a tournament's password is one word of at most 64 characters.")
+        raise GameError("tournament_password_form", longest=MAX_PASSWORD)
 
 
 def create_tournament(session: Session, name: str, director: str, now: datetime,
@@ -51,7 +50,7 @@ def create_tournament(session: Session, name: str, director: str, now: datetime,
     """A new, empty tournament; the name follows the rules of game names."""
     _check_new(name, password)
     if existing_tournament(session, name) is not None:
-        raise GameError(f'there is already a tournament named "{name}".')
+        raise GameError("tournament_exists", name=name)
     row = Tournament(name=name, name_key=name.lower(), director=director, created_at=now,
                      password_hash=hash_password(password))
     session.add(row)
@@ -73,10 +72,9 @@ def check_tournament_for(session: Session, name: str, password: str) -> None:
     if row is None:
         _check_new(name, password)
     elif row.password_hash is None:
-        raise GameError(f"tournament {row.name} has no password yet, so no game can be added"
-                        " to it by mail; the judge's keeper can set one.")
+        raise GameError("tournament_without_password", tournament=row.name)
     elif not check_password(password, row.password_hash):
-        raise WrongPassword(f"wrong password for tournament {row.name}.")
+        raise WrongPassword("wrong_tournament_password", tournament=row.name)
 
 
 def tournament_for(session: Session, name: str, password: str, address: str,
@@ -93,7 +91,7 @@ def add_game(session: Session, tournament: Tournament, game: Game) -> None:
     """Put ``game`` in ``tournament`` (a game belongs to at most one)."""
     if game.tournament_id not in (None, tournament.id):
         other = session.get(Tournament, game.tournament_id)
-        raise GameError(f"{game.name} already belongs to tournament "
-                        f"{other.name if other else game.tournament_id}.")
+        raise GameError("in_another_tournament", game=game.name,
+                        tournament=other.name if other else game.tournament_id)
     game.tournament_id = tournament.id
     session.flush()

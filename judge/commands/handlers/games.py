@@ -20,6 +20,7 @@ from judge.commands.registry import Role, command, positions, privacy_keyword
 from judge.config import Config
 from judge.core import load_map
 from judge.mail.game_mail import outgoing_for
+from judge.mail.refusals import refusal_text
 from judge.service import clock, game_rules, moments, signon_guard
 from judge.service.errors import GameError
 from judge.service.formal_games import created_text
@@ -190,7 +191,7 @@ def create_command(ctx: Context, cmd: Command) -> None:
             # counted like a CREATE (and kept: no exception undoes it), so that one address
             # cannot guess a tournament's password faster than it may create games
             counters.bump(ctx.session, CREATED, sender, ctx.now)
-            ctx.answer(cmd.line_no, cmd.text, f"Error: {exc}", ok=False)
+            ctx.answer(cmd.line_no, cmd.text, f"Error: {refusal_text(exc)}", ok=False)
             return
     game, master = create_game(ctx.session, name, password, sender, ctx.now, **opts)
     counters.bump(ctx.session, CREATED, sender, ctx.now)
@@ -356,16 +357,19 @@ def signon_command(ctx: Context, cmd: Command) -> None:
                         per_role=limits.signon_failures_per_role)
     except GameError as exc:
         ctx.halted = f"the SIGNON on line {cmd.line_no} failed"
-        raise CommandError(f"{exc} The rest of this mail was not executed.") from None
+        raise CommandError(f"{refusal_text(exc)} The rest of this mail was not executed."
+                           ) from None
     if result.seat is None:
         # answered, not raised: the failure just counted must be kept
+        assert result.refusal is not None
         ctx.halted = f"the SIGNON on line {cmd.line_no} failed"
         told = outgoing_for(result.events, ctx.config.judge.name)
         for out in told:
             out.limited = False  # the role's player must hear of it, whatever this mail did
         ctx.outgoing.extend(told)
         ctx.answer(cmd.line_no, cmd.text,
-                   f"Error: {result.refusal} The rest of this mail was not executed.", ok=False)
+                   f"Error: {refusal_text(result.refusal)} The rest of this mail was not executed.",
+                   ok=False)
         return
     seat = result.seat
     game = find_game(ctx.session, who[1:])

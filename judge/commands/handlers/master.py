@@ -53,15 +53,14 @@ def _process_now(ctx: Context, game: Game) -> list[Event]:
         return guarded(ctx.session, game, ctx.now, f"processing {game.phase} (master's PROCESS)",
                        lambda: process_phase(ctx.session, game, ctx.now, "master"))
     except ProcessingFault as fault:
-        what, phase, detail = f"processing {game.phase} (master's PROCESS)", game.phase, str(fault)
+        what, phase, detail = f"processing {game.phase} (master's PROCESS)", game.phase, fault.detail
 
         def record(kept: Session) -> None:  # after the refused command is undone
             notices = record_fault(kept, game.id, ctx.now, what, detail)
             ctx.outgoing.extend(outgoing_for(notices, ctx.config.judge.name))
 
-        raise CountedRefusal(f"{phase} could not be processed because of a fault in the judge"
-                             f" ({detail}); nothing changed. The judge's log has the details; it"
-                             " tries again by itself after a while.", record) from None
+        raise CountedRefusal("process_fault", count=record, phase=phase,
+                             detail=detail) from None
 
 
 def _simple(name: str, states: frozenset[str] | None, summary: str,
