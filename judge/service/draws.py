@@ -114,14 +114,6 @@ def clear_votes(session: Session, game: Game) -> None:
     session.flush()
 
 
-def _name(power: str) -> str:
-    return power.capitalize()
-
-
-def _names(powers: object) -> str:
-    return ", ".join(_name(p) for p in powers)  # type: ignore[attr-defined]
-
-
 # --------------------------------------------------------------------------- checks
 
 def _voter(game: Game, power: str, command: str, modes: tuple[str, ...]) -> tuple[str, ...]:
@@ -193,7 +185,7 @@ def end_by_agreement(session: Session, game: Game, outcome: core.Outcome,
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=game.phase, how=outcome.kind, members=tuple(
                           p for p in pos.map.powers if p in outcome.members),
-                      reason=outcome.reason, centres=final_centres(pos))]
+                      centres=final_centres(pos))]
 
 
 def _after_vote(session: Session, game: Game, now: datetime, kind: str,
@@ -382,21 +374,10 @@ def resume_ended(session: Session, game: Game, now: datetime) -> list[Event]:
 
 
 def votes_shown(session: Session, game: Game, power: str | None,
-                master: bool) -> list[str]:
-    """The votes LIST shows: a player's own, or (master) everybody's. Votes are secret."""
-    lines = []
-    for r in _rows(session, game):
-        if not master and r.power != power:
-            continue
-        lines.append(f"{_name(r.power)}: {_vote_text(r)}")
-    return lines
-
-
-def _vote_text(row: DrawVote) -> str:
-    if row.kind == "draw":
-        return "SET DRAW" if row.value == "ALL" else f"SET DRAW {_names(row.value.split())}"
-    if row.kind == "concede":
-        return f"SET CONCEDE {_name(row.value)}"
-    if row.kind == "proposal":
-        return f"PROPOSE {row.value}"
-    return f"VOTE {row.value}"
+                master: bool) -> list[dict[str, str]]:
+    """The votes LIST shows: a player's own, or (master) everybody's. Votes are secret.  Each
+    is its power, its kind (draw, concede, proposal, vote) and its value as stored (the
+    powers of a draw, ALL for every survivor; the power conceded to; the proposal; the vote);
+    templates/game/list_game.txt words them."""
+    return [{"power": r.power, "kind": r.kind, "value": r.value} for r in _rows(session, game)
+            if master or r.power == power]

@@ -83,7 +83,6 @@ class GameEnded(GameEvent):
     how: str  # victory | terminated | draw | concession
     winner: str | None = None
     members: tuple[str, ...] = ()  # a draw's powers or the power conceded to (map order)
-    reason: str = ""  # why a vote passed, never whose vote it was
     # Formal Diplomacy: the victory points at the end, most first (empty for other games)
     points: tuple[tuple[str, int], ...] = ()
     # the supply centres each power owns at the end (every power, map order)

@@ -81,25 +81,23 @@ def finish_if_over(session: Session, game: Game, played: str, pos: Position,
                   pos, now)
     return [GameEnded(game=game.name, variant=variant_title(game), to=audience(session, game),
                       phase=played, how="victory", winner=winners[0], members=winners,
-                      reason=f"the most victory points after the Fall of {state.last_year}",
                       points=vp_table(pos.map, state), centres=final_centres(pos))]
 
 
-def set_draws(session: Session, game: Game, allowed: bool) -> tuple[str, list[Event]]:
-    """SET DRAWS ON|OFF (the master): draw and concession votes allowed or not."""
-    word = "ON" if allowed else "OFF"
+def set_draws(session: Session, game: Game, allowed: bool) -> tuple[bool, list[Event]]:
+    """SET DRAWS ON|OFF (the master): draw and concession votes allowed or not.  Whether that
+    changed anything, and the events."""
     if not formal_state.is_formal(game):
         raise GameError("draws_not_formal", allowed=allowed, game=game.name,
                         variant=variant_title(game))
     if game.state in (GameState.FINISHED, GameState.TERMINATED):
         raise GameError("game_over", game=game.name)
     if formal_state.draws_allowed(game) == allowed:
-        return f"Draw votes in {game.name} are already {word.lower()}; nothing changed.", []
+        return False, []
     formal_state.store_draws(game, allowed)
     if not allowed:
         draws.clear_votes(session, game)
-    return (f"Draw votes in {game.name} are now {word.lower()}.",
-            [notice(session, game, "formal_draws", allowed=allowed)])
+    return True, [notice(session, game, "formal_draws", allowed=allowed)]
 
 
 def list_facts(game: Game) -> dict[str, Any] | None:
@@ -113,12 +111,9 @@ def list_facts(game: Game) -> dict[str, Any] | None:
             "winners": [p.capitalize() for p in m.powers if p in state.winners]}
 
 
-def created_text(game: Game) -> str:
-    """The CREATE reply's word on the game's length and draws ("" for other games)."""
+def formal_length(game: Game) -> tuple[int, int] | None:
+    """A Formal game's length in game years and its last year (None for other games)."""
     if not formal_state.is_formal(game):
-        return ""
+        return None
     state = formal_state.state_of(game)
-    years = f"{state.turns} game year{'s' if state.turns != 1 else ''}"
-    return (f"It is a Formal Diplomacy game of {years}: it ends after the Fall of "
-            f"{state.last_year}, won on victory points (GET FORMAL). Draw votes are off; "
-            f"SET DRAWS ON switches them on.")
+    return state.turns, state.last_year

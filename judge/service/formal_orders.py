@@ -37,13 +37,12 @@ from judge.core.formal import (ClaimSphere, DeclareWar, FormalOrder, FormalState
                                Surrender, UndoSphere, can_reach, claim_problem,
                                claim_reach_problem, claiming_unit, entry_blockers,
                                parse_formal_order, surrender_refusal)
-from judge.core.formal.rules import blockers_message
 from judge.core.formal.state import war_pair
 from judge.core.maps import province_of
 from judge.service import formal_state
 from judge.service.errors import GameError
 from judge.service.games import variant_title
-from judge.service.orders import Entry, enter_line, place, stored_orders
+from judge.service.orders import Caveat, Entry, enter_line, place, stored_orders
 from judge.store.models import Game, Seat
 
 
@@ -59,13 +58,13 @@ def enter_order_line(seat: Seat, game: Game, pos: Position, line: str, *,
         return formal
     entry = enter_line(seat, pos, line, this_mail=this_mail, **options)
     if formal_state.is_formal(game):
-        warning = _void_warning(pos, formal_state.state_of(game), seat, entry.text)
-        if warning:
-            return replace(entry, text=f"{entry.text} (but {warning})")
+        caveat = _void_caveat(pos, formal_state.state_of(game), seat, entry.text)
+        if caveat is not None:
+            return replace(entry, caveat=caveat)
     return entry
 
 
-def _void_warning(pos: Position, state: FormalState, seat: Seat, text: str) -> str | None:
+def _void_caveat(pos: Position, state: FormalState, seat: Seat, text: str) -> Caveat | None:
     """Why a move or retreat would be void as things stand (rule 4), or ``None``."""
     order = parse_order(pos.map, text, pos.phase.type)
     if not isinstance(order, (Move, Retreat)):
@@ -78,23 +77,16 @@ def _void_warning(pos: Position, state: FormalState, seat: Seat, text: str) -> s
                               province_of(order.dest))
     if not blockers:
         return None
-    return (blockers_message(blockers).replace("void: ", "void as things stand: ", 1)
-            + (": it holds" if isinstance(order, Move) else ": the unit would be disbanded"))
-
-
-def submit_formal_line(seat: Seat, game: Game, pos: Position, line: str) -> str | None:
-    """Check and store a formal order line; its canonical text (and any warning), or ``None``
-    when the line is not a formal order.  A refused line (GameError) changes nothing."""
-    entry = enter_formal_line(seat, game, pos, line)
-    return None if entry is None else entry.text
+    return Caveat("move" if isinstance(order, Move) else "retreat", blockers=blockers)
 
 
 def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
                       this_mail: set[str] | None = None,
                       keep_repeats: bool = False) -> Entry | None:
-    """As :func:`submit_formal_line`, saying what it did; a claim or a support of one is the
-    unit's order and is placed as any order of the unit (:func:`judge.service.orders.place`).
-    """
+    """Check and store a formal order line, saying what it did; ``None`` when the line is not
+    a formal order.  A refused line (GameError) changes nothing.  A claim or a support of one
+    is the unit's order and is placed as any order of the unit
+    (:func:`judge.service.orders.place`)."""
     parsed = parse_formal_order(pos.map, line)
     if parsed is None:
         return None
@@ -118,8 +110,7 @@ def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
         entry = place(current, key, text, keep_repeats=keep_repeats, this_mail=this_mail)
     seat.orders = json.dumps(current, sort_keys=True)
     if warning:
-        entry = replace(entry, text=f"{text} (but {warning}: judged when the turn is "
-                                    f"processed)")
+        entry = replace(entry, caveat=Caveat("claim", reason=warning))
     return entry
 
 

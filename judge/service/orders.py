@@ -123,14 +123,29 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
 class Entry:
     """What storing one order line did, for the reply.
 
-    ``text`` is the canonical order (with any warning the variant adds); ``replaced`` the
-    unit's earlier orders it took the place of; ``alongside`` (NO_CHECK) the unit's other
-    orders given in the same mail, all kept: the unit will hold unless one is withdrawn.
+    ``text`` is the canonical order; ``replaced`` the unit's earlier orders it took the place
+    of; ``alongside`` (NO_CHECK) the unit's other orders given in the same mail, all kept: the
+    unit will hold unless one is withdrawn; ``caveat`` why it may come to nothing as things
+    stand (Formal Diplomacy), if it may.
     """
 
     text: str
     replaced: tuple[str, ...] = ()
     alongside: tuple[str, ...] = ()
+    caveat: Caveat | None = None
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """Why an accepted order may come to nothing as things stand (Formal Diplomacy), in data:
+    ``kind`` is ``move`` (void, the unit would hold), ``retreat`` (void, the unit would be
+    disbanded) or ``claim`` (judged when the turn is processed); ``blockers`` the powers a
+    void move or retreat is not at war with, each with the core's reason; ``reason`` the core's
+    reason a claim may fail."""
+
+    kind: str
+    blockers: tuple[tuple[str, str], ...] = ()
+    reason: str = ""
 
 
 REPEAT = "#"  # "MAR#2": a unit's second order in one mail (NO_CHECK)

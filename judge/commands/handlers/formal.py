@@ -25,9 +25,11 @@ from judge.store.models import Game
 def set_draws_command(ctx: Context, cmd: Command) -> None:
     identity = ctx.signed_on
     game = lock_game(ctx.session, identity.game_id)
-    text, events = set_draws(ctx.session, game, cmd.args[0].upper() == "ON")
+    word = cmd.args[0].lower()
+    changed, events = set_draws(ctx.session, game, word == "on")
     ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
-    ctx.answer(cmd.line_no, cmd.text, text)
+    ctx.answer(cmd.line_no, cmd.text, f"Draw votes in {game.name} are now {word}." if changed
+               else f"Draw votes in {game.name} are already {word}; nothing changed.")
 
 
 def _repair(ctx: Context, cmd: Command, event: FormalRepaired, done: str) -> None:

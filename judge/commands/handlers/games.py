@@ -23,7 +23,7 @@ from judge.mail.game_mail import outgoing_for
 from judge.mail.refusals import refusal_text
 from judge.service import clock, game_rules, moments, signon_guard
 from judge.service.errors import GameError
-from judge.service.formal_games import created_text
+from judge.service.formal_games import formal_length
 from judge.service.games import (create_game, find_game, join_game, observe_game, role_seats,
                                  signon, start_game, variant_title)
 from judge.service.phases import snapshots
@@ -240,9 +240,12 @@ def _created_text(game: Game, rules_asked: list[str], in_tournament: str, privat
                  f"retreats {moments.format_duration(game.retreat_seconds)}, adjustments "
                  f"{moments.format_duration(game.adjustment_seconds)}, grace "
                  f"{moments.format_duration(game.grace_seconds)}.\n")
-    formal = created_text(game)
-    if formal:
-        text += f"{formal}\n"
+    formal = formal_length(game)
+    if formal is not None:
+        years, last = formal
+        text += (f"It is a Formal Diplomacy game of {years} game year{'s' if years != 1 else ''}:"
+                 f" it ends after the Fall of {last}, won on victory points (GET FORMAL). Draw"
+                 " votes are off; SET DRAWS ON switches them on.\n")
     if private:
         text += (f"{game.name} is private: strangers must give its privacy password to see or"
                  " join it (GET COMMANDS, PRIVACY).\n")
