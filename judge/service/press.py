@@ -24,7 +24,7 @@ from judge.core.press import (MASTER, OBSERVER, Addressing, PressError, PressGam
 from judge.service import clock
 from judge.service.errors import GameError
 from judge.service.events import Event, PressSent
-from judge.service.games import notice, rules_of, seats, variant_title
+from judge.service.games import dummy_seats, notice, rules_of, seats, variant_title
 from judge.service.phases import position_of
 from judge.store.models import Game, GameState, Press, Seat, SeatKind, SeatStatus
 
@@ -90,7 +90,9 @@ def press_facts(session: Session, game: Game) -> PressGame:
         name=game.name, rules=frozenset(rules_of(game)), grey_allowed=game.grey_press,
         observer_broadcasts=game.observer_press,
         survivors=frozenset(position_of(game).survivors()),
-        played=frozenset(s.power for s in seats(session, game, "power") if s.power),
+        # a dummy is played by the master, who reads press to it in the master's copy
+        played=frozenset(s.power for s in (*seats(session, game, "power"),
+                                           *dummy_seats(session, game)) if s.power),
         formal=formal_state(game))
 
 
