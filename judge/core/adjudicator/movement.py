@@ -80,60 +80,63 @@ class _Checked(msgspec.Struct, gc=False):
 
 
 def _check(m: Map, board: tuple[Unit, ...], units: Units, bound: Bound) -> _Checked:
-    """Sort the bound orders by kind and check each against the board (holds need none)."""
+    """Check each bound order against the board, in one pass in the order given (holds need
+    no check).
+
+    The other orders matter to one question only: whether an army's move goes by convoy
+    because a fleet of its power is ordered to convoy it (DATC 4.A.3).  That never makes a
+    legal move illegal nor an illegal one legal, so every move is checked as if no such
+    fleet were ordered, and the few moves such a fleet offers to carry are checked again
+    (phases without convoy orders, most of them, never get there)."""
     geo = ConvoyGeometry(m, board)
     checked = _Checked()
-    moves: list[tuple[str, Move]] = []
-    supports: list[tuple[str, Support]] = []
-    convoys: list[tuple[str, Convoy]] = []
+    moves, refused = checked.moves, checked.refused
+    offered: set[tuple[str, str, str]] = set()  # (power, army, destination) provinces
     for prov, (_, order) in bound.items():
         if isinstance(order, Move):
-            moves.append((prov, order))
+            got = check_move(m, units[prov], order, geo, own_convoy=False)
+            if isinstance(got, OrderError):
+                refused[prov] = got
+            else:
+                moves[prov] = got
         elif isinstance(order, Support):
-            supports.append((prov, order))
+            why = check_support(m, units[prov], order, units.get(order.target.province), geo)
+            if why is None:
+                checked.supports.append((prov, order))
+            else:
+                refused[prov] = why
         elif isinstance(order, Convoy):
-            convoys.append((prov, order))
-    # convoys first: a legal convoy by a fleet of the army's power makes its move a convoy
-    # (DATC 4.A.3)
-    offered = _check_convoys(m, units, convoys, geo, checked)
-    _check_moves(m, units, moves, offered, geo, checked)
-    for prov, order in supports:
-        why = check_support(m, units[prov], order, units.get(order.target.province), geo)
-        if why is None:
-            checked.supports.append((prov, order))
-        else:
-            checked.refused[prov] = why
+            _check_convoy(m, units, prov, order, geo, checked, offered)
+    if offered:
+        _carry_own_armies(m, units, bound, offered, geo, moves)
     return checked
 
 
-def _check_convoys(m: Map, units: Units, convoys: list[tuple[str, Convoy]],
-                   geo: ConvoyGeometry, checked: _Checked) -> set[tuple[str, str, str]]:
-    """Check the convoys; the (power, army, destination) provinces each legal one offers."""
-    offered: set[tuple[str, str, str]] = set()
-    for prov, order in convoys:
-        army = order.target.province
-        why = check_convoy(m, units[prov], order, units.get(army), geo)
-        if why is not None:
-            checked.refused[prov] = why
-            continue
-        dest = province_of(order.dest)
-        checked.convoys.append((prov, army, dest))
-        offered.add((units[prov].power, army, dest))
-    return offered
+def _check_convoy(m: Map, units: Units, prov: str, order: Convoy, geo: ConvoyGeometry,
+                  checked: _Checked, offered: set[tuple[str, str, str]]) -> None:
+    """Check one convoy; a legal one offers to carry (its power, the army, the destination)."""
+    army = order.target.province
+    why = check_convoy(m, units[prov], order, units.get(army), geo)
+    if why is not None:
+        checked.refused[prov] = why
+        return
+    dest = province_of(order.dest)
+    checked.convoys.append((prov, army, dest))
+    offered.add((units[prov].power, army, dest))
 
 
-def _check_moves(m: Map, units: Units, moves: list[tuple[str, Move]],
-                 offered: set[tuple[str, str, str]], geo: ConvoyGeometry,
-                 checked: _Checked) -> None:
-    for prov, order in moves:
+def _carry_own_armies(m: Map, units: Units, bound: Bound, offered: set[tuple[str, str, str]],
+                      geo: ConvoyGeometry, moves: dict[str, Destination]) -> None:
+    """The legal moves a fleet of the same power offers to carry, checked again knowing it
+    (their place among the moves, the order given, is kept)."""
+    for prov, to in moves.items():
         unit = units[prov]
-        # most phases have no convoy orders at all: the question is then not even asked
-        own_convoy = bool(offered) and (unit.power, prov, province_of(order.dest)) in offered
-        got = check_move(m, unit, order, geo, own_convoy)
-        if isinstance(got, OrderError):
-            checked.refused[prov] = got
-        else:
-            checked.moves[prov] = got
+        if (unit.power, prov, to.province) in offered:
+            order = bound[prov][1]
+            assert isinstance(order, Move)  # only moves are in ``moves``
+            got = check_move(m, unit, order, geo, own_convoy=True)
+            if isinstance(got, Destination):  # always: legal either way (see _check)
+                moves[prov] = got
 
 
 # -- 3. decisions --------------------------------------------------------------------------------
