@@ -25,7 +25,6 @@ from judge.core.adjudicator.legality import (
     check_support,
 )
 from judge.core.adjudicator.resolver import (
-    Decision,
     Decisions,
     MoveDecision,
     Resolver,
@@ -34,7 +33,7 @@ from judge.core.adjudicator.resolver import (
 from judge.core.board import Dislodged, Position, Unit, unit_table
 from judge.core.errors import OrderError
 from judge.core.maps import ARMY, Map, province_of
-from judge.core.orders import Convoy, Move, Order, Support, default_hold
+from judge.core.orders import Convoy, Move, Support, default_holds
 from judge.core.phases import MOVEMENT
 from judge.core.results import (
     BOUNCE,
@@ -198,47 +197,46 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
             resolver: Resolver, dislodger: dict[str, str], results: list[OrderResult]
             ) -> tuple[Unit, ...]:
     """Add each unit's result to ``results`` (its order's, or the hold supplied when it has
-    none); where each unit stands after the moves, dislodged units left out, by province."""
-    table = unit_table(m)
-    moved, ordered = decisions.moves, decisions.all
+    none); where each unit stands after the moves, dislodged units left out, by province.
+
+    The result code is worked out here from the order's decision, not by a function per
+    unit: on a board of a few dozen units the calls would cost as much as the rest."""
+    table, holds = unit_table(m), default_holds(m)
+    ordered, refused, moved_to = decisions.all, checked.refused, checked.moves
     after: dict[str, Unit] = {}
     for prov, unit in units.items():
         dislodged = prov in dislodger
-        entry = bound.get(prov)
-        if entry is None:
-            hold = default_hold(m, unit.kind, unit.location)
-            results.append(OrderResult(unit.power, unit, hold, hold.text(), OK, dislodged, True))
-        else:
-            text, order = entry
-            decision = ordered.get(prov)
-            why = checked.refused.get(prov) if decision is None else None
-            if why is not None:
+        if prov not in bound:  # no order: the hold the judge supplies
+            hold, text = holds[unit.code]
+            results.append(OrderResult(unit.power, unit, hold, text, OK, dislodged, True))
+            if not dislodged:
+                after[prov] = unit
+            continue
+        text, order = bound[prov]
+        decision = ordered.get(prov)
+        if decision is None:  # refused; or a hold, a support or convoy that matched no order
+            if prov in refused:
                 results.append(OrderResult(unit.power, unit, order, text, INVALID, dislodged,
-                                           message=why.message))
-            else:
-                code = _code(order, decision, decisions, resolver)
-                results.append(OrderResult(unit.power, unit, order, text, code, dislodged))
-        move = moved.get(prov)
-        if move is not None and move.ok:
-            to = checked.moves[prov]
-            after[to.province] = table[unit.power][f"{unit.kind} {to.location}"]
-        elif not dislodged:
+                                           message=refused[prov].message))
+                if not dislodged:
+                    after[prov] = unit
+                continue
+            code = VOID if isinstance(order, (Support, Convoy)) else OK
+        elif isinstance(decision, MoveDecision):
+            if decision.ok:  # it moves
+                results.append(OrderResult(unit.power, unit, order, text, OK, dislodged))
+                to = moved_to[prov]
+                after[to.province] = table[unit.power][f"{unit.kind} {to.location}"]
+                continue
+            code = BOUNCE if resolver.path(decision) else NO_CONVOY
+        elif isinstance(decision, SupportDecision):
+            code = OK if decision.ok else CUT
+        else:  # a convoy: whether the army it carries had its path
+            code = OK if resolver.path(decisions.moves[decision.army]) else NO_CONVOY
+        results.append(OrderResult(unit.power, unit, order, text, code, dislodged))
+        if not dislodged:
             after[prov] = unit
     return tuple(map(after.__getitem__, sorted(after)))
-
-
-def _code(order: Order, decision: Decision | None, decisions: Decisions, resolver: Resolver
-          ) -> str:
-    """The result code of a legal order with its decision (None: a hold, or a support or a
-    convoy that matched no order)."""
-    if isinstance(decision, MoveDecision):
-        return OK if decision.ok else BOUNCE if resolver.path(decision) else NO_CONVOY
-    if decision is None:
-        return VOID if isinstance(order, (Support, Convoy)) else OK
-    if isinstance(decision, SupportDecision):
-        return OK if decision.ok else CUT
-    # a convoy: whether the army it carries had its path
-    return OK if resolver.path(decisions.moves[decision.army]) else NO_CONVOY
 
 
 # -- 6. retreats ---------------------------------------------------------------------------------
