@@ -146,12 +146,15 @@ def _decide(units: Units, checked: _Checked) -> Decisions:
     moves, moves_into = decisions.moves, decisions.moves_into
     for prov, to in checked.moves.items():
         moves[prov] = move = MoveDecision(prov, to.province, units[prov].power, to.convoyed)
-        moves_into.setdefault(move.dest, []).append(move)
+        if move.dest in moves_into:
+            moves_into[move.dest].append(move)
+        else:
+            moves_into[move.dest] = [move]
+        # head to head with a move decided before it (when neither goes by convoy)
+        back = moves[move.dest] if move.dest in moves else None
+        if back is not None and back.dest == prov and not (move.convoyed or back.convoyed):
+            move.opposing, back.opposing = back, move
     decisions.all.update(moves)
-    for move in moves.values():
-        back = moves.get(move.dest)
-        if back is not None and back.dest == move.src and not (move.convoyed or back.convoyed):
-            move.opposing = back
     for fleet, army, dest in checked.convoys:
         carried = moves.get(army)
         if carried is not None and carried.convoyed and carried.dest == dest:
