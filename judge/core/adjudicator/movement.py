@@ -23,6 +23,7 @@ from judge.core.adjudicator.legality import (
     check_convoy,
     check_move,
     check_support,
+    plain_moves,
 )
 from judge.core.adjudicator.resolver import (
     Decisions,
@@ -32,7 +33,7 @@ from judge.core.adjudicator.resolver import (
 )
 from judge.core.board import Dislodged, Position, Unit, unit_table
 from judge.core.errors import OrderError
-from judge.core.maps import ARMY, Map, province_of
+from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.orders import Convoy, Move, Support, default_holds
 from judge.core.phases import MOVEMENT
 from judge.core.results import (
@@ -47,6 +48,7 @@ from judge.core.results import (
 )
 
 Units = dict[str, Unit]  # province → the unit standing there
+_NOWHERE: dict[str, Destination] = {}  # no plain moves from a location
 
 
 def adjudicate_movement(pos: Position, orders: OrdersIn,
@@ -91,9 +93,16 @@ def _check(m: Map, board: tuple[Unit, ...], units: Units, bound: Bound) -> _Chec
     checked = _Checked()
     moves, refused = checked.moves, checked.refused
     offered: set[tuple[str, str, str]] = set()  # (power, army, destination) provinces
+    plain = plain_moves(m)
     for prov, (_, order) in bound.items():
         if isinstance(order, Move):
-            got = check_move(m, units[prov], order, geo, own_convoy=False)
+            unit = units[prov]
+            # most moves are a unit's by itself to a neighbour: the map's table of them
+            # answers at once what check_move works out (not for an army asking for a convoy;
+            # own_convoy=False: see above)
+            to = (plain[unit.kind].get(unit.location, _NOWHERE).get(order.dest)
+                  if unit.kind == FLEET or not order.via_convoy else None)
+            got = to if to is not None else check_move(m, unit, order, geo, False)
             if isinstance(got, OrderError):
                 refused[prov] = got
             else:
