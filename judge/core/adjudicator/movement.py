@@ -63,7 +63,8 @@ def adjudicate_movement(pos: Position, orders: OrdersIn,
     resolver.resolve_all()
     dislodger = _dislodgers(units, decisions)
     after = _report(m, units, bound, checked, decisions, resolver, dislodger, results)
-    return PhaseOutcome(tuple(results), after, _retreats(m, units, after, resolver, dislodger))
+    retreats = _retreats(m, units, after, resolver, dislodger) if dislodger else ()
+    return PhaseOutcome(tuple(results), after, retreats)
 
 
 # -- 2. legality ---------------------------------------------------------------------------------
@@ -255,8 +256,6 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
 def _retreats(m: Map, units: Units, after: tuple[Unit, ...], resolver: Resolver,
               dislodger: dict[str, str]) -> tuple[Dislodged, ...]:
     """Each dislodged unit with the locations it may retreat to, by province."""
-    if not dislodger:
-        return ()
     occupied = {unit.province for unit in after}
     # a standoff leaves a province contested; a move that lost a head-to-head battle does not
     # (its prevent strength is nil: DATC 6.H.9)
