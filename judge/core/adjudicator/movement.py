@@ -241,7 +241,8 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
                 to = moved_to[prov]
                 after[to.province] = table[unit.power][f"{unit.kind} {to.location}"]
                 continue
-            code = BOUNCE if resolver.path(decision) else NO_CONVOY
+            # (a move by land always has its path: no call to ask)
+            code = BOUNCE if not decision.convoyed or resolver.path(decision) else NO_CONVOY
         elif isinstance(decision, SupportDecision):
             code = OK if decision.ok else CUT
         else:  # a convoy: whether the army it carries had its path
