@@ -26,6 +26,7 @@ from judge.core.adjudicator.legality import (
     plain_moves,
 )
 from judge.core.adjudicator.resolver import (
+    ConvoyDecision,
     Decisions,
     MoveDecision,
     Resolver,
@@ -34,7 +35,7 @@ from judge.core.adjudicator.resolver import (
 from judge.core.board import Dislodged, Position, Unit, unit_table
 from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map, province_of
-from judge.core.orders import Convoy, Move, Support, default_holds
+from judge.core.orders import Convoy, Hold, Move, Support, default_holds
 from judge.core.phases import MOVEMENT
 from judge.core.results import (
     BOUNCE,
@@ -95,8 +96,10 @@ def _check(m: Map, board: tuple[Unit, ...], units: Units, bound: Bound) -> _Chec
     moves, refused = checked.moves, checked.refused
     offered: set[tuple[str, str, str]] = set()  # (power, army, destination) provinces
     plain = plain_moves(m)
+    # (the kind of each order and of each answer is asked as ``type(x) is`` or as the
+    # ``isinstance`` that usually holds: an ``isinstance`` that fails costs thrice as much)
     for prov, (_, order) in bound.items():
-        if isinstance(order, Move):
+        if type(order) is Move:
             unit = units[prov]
             # most moves are a unit's by itself to a neighbour: the map's table of them
             # answers at once what check_move works out (not for an army asking for a convoy;
@@ -104,17 +107,17 @@ def _check(m: Map, board: tuple[Unit, ...], units: Units, bound: Bound) -> _Chec
             to = (plain[unit.kind].get(unit.location, _NOWHERE).get(order.dest)
                   if unit.kind == FLEET or not order.via_convoy else None)
             got = to if to is not None else check_move(m, unit, order, geo, False)
-            if isinstance(got, OrderError):
-                refused[prov] = got
-            else:
+            if isinstance(got, Destination):
                 moves[prov] = got
-        elif isinstance(order, Support):
+            else:
+                refused[prov] = got
+        elif type(order) is Support:
             why = check_support(m, units[prov], order, units.get(order.target.province), geo)
             if why is None:
                 checked.supports.append((prov, order))
             else:
                 refused[prov] = why
-        elif isinstance(order, Convoy):
+        elif type(order) is Convoy:
             _check_convoy(m, units, prov, order, geo, checked, offered)
     if offered:
         _carry_own_armies(m, units, bound, offered, geo, moves)
@@ -234,8 +237,8 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
                 if not dislodged:
                     after[prov] = unit
                 continue
-            code = VOID if isinstance(order, (Support, Convoy)) else OK
-        elif isinstance(decision, MoveDecision):
+            code = OK if type(order) is Hold else VOID
+        elif type(decision) is MoveDecision:
             if decision.ok:  # it moves
                 results.append(OrderResult(unit.power, unit, order, text, OK, dislodged))
                 to = moved_to[prov]
@@ -246,6 +249,7 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
         elif isinstance(decision, SupportDecision):
             code = OK if decision.ok else CUT
         else:  # a convoy: whether the army it carries had its path
+            assert isinstance(decision, ConvoyDecision)
             code = OK if resolver.path(decisions.moves[decision.army]) else NO_CONVOY
         results.append(OrderResult(unit.power, unit, order, text, code, dislodged))
         if not dislodged:
