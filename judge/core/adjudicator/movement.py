@@ -35,7 +35,7 @@ from judge.core.adjudicator.resolver import (
 from judge.core.board import Dislodged, Position, Unit, unit_table
 from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map, province_of
-from judge.core.orders import Convoy, Hold, Move, Support, default_holds
+from judge.core.orders import Convoy, Move, Support, default_holds
 from judge.core.phases import MOVEMENT
 from judge.core.results import (
     BOUNCE,
@@ -237,7 +237,7 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
                 if not dislodged:
                     after[prov] = unit
                 continue
-            code = OK if type(order) is Hold else VOID
+            code = VOID if type(order) is Support or type(order) is Convoy else OK
         elif type(decision) is MoveDecision:
             if decision.ok:  # it moves
                 results.append(OrderResult(unit.power, unit, order, text, OK, dislodged))
