@@ -395,15 +395,14 @@ def default_hold(m: Map, kind: str, location: str) -> Hold:
 
 @cache
 def default_holds(m: Map) -> Mapping[str, tuple[Hold, str]]:
-    """Code of every unit that can stand on the map (``"A PAR"``, ``"F STP/NC"``) → the hold
-    the judge supplies for it and its text: a unit without orders costs one lookup."""
+    """Code of a unit anywhere on the map (``"A PAR"``, ``"F STP/NC"``) → the hold the judge
+    supplies for it and its text: a unit without orders costs one lookup."""
     holds = {}
     for prov in m.provinces:
         for loc in dict.fromkeys((prov, *m.locations(prov))):
             for kind in _FAST_KINDS:
-                if m.can_hold(kind, loc):
-                    hold = default_hold(m, kind, loc)
-                    holds[f"{kind} {loc}"] = (hold, hold.text())
+                hold = default_hold(m, kind, loc)
+                holds[f"{kind} {loc}"] = (hold, hold.text())
     return MappingProxyType(holds)
 
 
