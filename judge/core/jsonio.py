@@ -12,8 +12,8 @@ the defaults the judge supplied for units left without orders.
 
 from __future__ import annotations
 
-from functools import cache
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -157,9 +157,9 @@ def _bad_input(pos: Position, r: OrderResult) -> str | None:
 
 def _output(pos: Position, orders: dict[str, list[str]], done: PhaseOutcome, nxt: Position
             ) -> dict[str, Any]:
-    # (the loops here and below test membership and index rather than call ``dict.get`` or
-    # ``setdefault``, and make no comprehension per power: on a board's few dozen values,
-    # those calls would cost more than the work)
+    # (the loops below over every unit and every result test membership and index rather
+    # than call ``dict.get`` or ``setdefault``, and make no comprehension per power: on a
+    # board's few dozen values, those calls would cost more than the work)
     return {
         "phase": str(pos.phase),
         "results": _results(pos.map, orders, done.results),
