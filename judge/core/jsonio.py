@@ -63,11 +63,15 @@ def adjudicate_json(text: bytes | str) -> bytes:
         raise InputError(f"not valid JSON: {exc}") from None
     m = load_map(given.variant.lower())
     phase = Phase.parse(given.phase)
-    powers = m.powers.keys()
-    if not (given.units.keys() <= powers and given.centers.keys() <= powers
-            and given.dislodged.keys() <= powers and given.orders.keys() <= powers):
-        return _encode(adjudicate_document(decode_json(text)))  # says which power is unknown
-    pos = make_position(m, phase, given.units, given.centers, given.dislodged)
+    # anything wrong is said as the careful reading of a document says it (which power is
+    # unknown, and in which key): the position's own checks find it, orders' powers are
+    # checked here
+    if not given.orders.keys() <= m.powers.keys():
+        return _encode(adjudicate_document(decode_json(text)))
+    try:
+        pos = make_position(m, phase, given.units, given.centers, given.dislodged)
+    except InputError:
+        return _encode(adjudicate_document(decode_json(text)))
     return _encode(_adjudicated(pos, given.orders))
 
 
