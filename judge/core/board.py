@@ -150,10 +150,11 @@ def make_position(
     if centers is None:
         centers = {p.name: p.home_centers for p in m.powers.values()}
     owned = _owners(m, centers)
-    dis = _dislodged_units(m, ph, dislodged or {}, placed)
-    # units and dislodged units in province order, as the adjudicator makes them
+    # units and dislodged units in province order, as the adjudicator makes them (most
+    # positions have no dislodged units: nothing to check or sort)
+    dis = _dislodged_units(m, ph, dislodged, placed) if dislodged else ()
     return Position(m, ph, tuple(map(placed.__getitem__, sorted(placed))),
-                    MappingProxyType(owned), tuple(sorted(dis, key=lambda d: d.unit.province)))
+                    MappingProxyType(owned), dis)
 
 
 def _place_units(m: Map, units: Mapping[str, Iterable[str]]) -> dict[str, Unit]:
@@ -165,9 +166,11 @@ def _place_units(m: Map, units: Mapping[str, Iterable[str]]) -> dict[str, Unit]:
             raise _unknown_power(m, power)
         known = table[power]
         for code in codes:
-            # the usual spelling is looked up; anything else is read and checked
-            u = known.get(code) if type(code) is str else None
-            if u is None:
+            # the usual spelling is looked up; anything else (another spelling, a unit that
+            # cannot be, a value that is no string) is read and checked
+            try:
+                u = known[code]
+            except (KeyError, TypeError):
                 u = _make_unit(m, power, code)
             p = u.province
             if p in placed:
@@ -215,8 +218,8 @@ def _owners_read_one_by_one(m: Map, centers: Mapping[str, Iterable[str]]
 
 
 def _dislodged_units(m: Map, ph: Phase, dislodged: Mapping[str, Mapping[str, Iterable[str]]],
-                     placed: Mapping[str, Unit]) -> list[Dislodged]:
-    """The dislodged units with their retreats checked (retreat phases only)."""
+                     placed: Mapping[str, Unit]) -> tuple[Dislodged, ...]:
+    """The dislodged units with their retreats checked (retreat phases only), by province."""
     dis: list[Dislodged] = []
     for power, entries in dislodged.items():
         if power not in m.powers:
@@ -232,7 +235,7 @@ def _dislodged_units(m: Map, ph: Phase, dislodged: Mapping[str, Mapping[str, Ite
                 dis.append(Dislodged(u, locs))
     if dis and ph.type != RETREATS:
         raise InputError("dislodged units with retreats are only for retreat phases")
-    return dis
+    return tuple(sorted(dis, key=lambda d: d.unit.province))
 
 
 def initial_position(m: Map) -> Position:

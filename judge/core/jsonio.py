@@ -12,13 +12,14 @@ the defaults the judge supplied for units left without orders.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 import msgspec
 
 from judge.core.adjudicator import adjudicate_phase
-from judge.core.board import Position, make_position
+from judge.core.board import Dislodged, Position, Unit, make_position
 from judge.core.errors import InputError
 from judge.core.maps import Map, load_map
 from judge.core.phases import ADJUSTMENTS, Phase
@@ -62,11 +63,15 @@ def adjudicate_json(text: bytes | str) -> bytes:
         raise InputError(f"not valid JSON: {exc}") from None
     m = load_map(given.variant.lower())
     phase = Phase.parse(given.phase)
-    powers = m.powers.keys()
-    if not (given.units.keys() <= powers and given.centers.keys() <= powers
-            and given.dislodged.keys() <= powers and given.orders.keys() <= powers):
-        return _encode(adjudicate_document(decode_json(text)))  # says which power is unknown
-    pos = make_position(m, phase, given.units, given.centers, given.dislodged)
+    # anything wrong is said as the careful reading of a document says it (which power is
+    # unknown, and in which key): the position's own checks find it, orders' powers are
+    # checked here
+    if not given.orders.keys() <= m.powers.keys():
+        return _encode(adjudicate_document(decode_json(text)))
+    try:
+        pos = make_position(m, phase, given.units, given.centers, given.dislodged)
+    except InputError:
+        return _encode(adjudicate_document(decode_json(text)))
     return _encode(_adjudicated(pos, given.orders))
 
 
@@ -156,26 +161,107 @@ def _bad_input(pos: Position, r: OrderResult) -> str | None:
 
 def _output(pos: Position, orders: dict[str, list[str]], done: PhaseOutcome, nxt: Position
             ) -> dict[str, Any]:
-    units: dict[str, list[str]] = {}
-    for u in done.units:
-        units.setdefault(u.power, []).append(u.code)
-    dislodged: dict[str, dict[str, list[str]]] = {}
-    for d in done.dislodged:
-        dislodged.setdefault(d.unit.power, {})[d.unit.code] = list(d.retreats)
+    # (the loops below over every unit and every result test membership and index rather
+    # than call ``dict.get`` or ``setdefault``, and make no comprehension per power: on a
+    # board's few dozen values, those calls would cost more than the work)
     return {
         "phase": str(pos.phase),
         "results": _results(pos.map, orders, done.results),
-        "units": {p: sorted(v) for p, v in sorted(units.items())},
-        "dislodged": dict(sorted(dislodged.items())),
-        "centers": {p: sorted(c) for p, c in sorted(nxt.centers.items()) if c},
+        "units": _units_by_power(done.units),
+        "dislodged": _dislodged_by_power(done.dislodged),
+        "centers": _centers_by_power(nxt.centers),
         "next_phase": str(nxt.phase),
     }
+
+
+def _units_by_power(units: tuple[Unit, ...]) -> dict[str, list[str]]:
+    """Power → the codes of its units, powers and codes sorted."""
+    codes: dict[str, list[str]] = {}
+    for u in units:
+        if u.power in codes:
+            codes[u.power].append(u.code)
+        else:
+            codes[u.power] = [u.code]
+    out = {}
+    for power in sorted(codes):
+        mine = out[power] = codes[power]
+        mine.sort()
+    return out
+
+
+def _dislodged_by_power(dislodged: tuple[Dislodged, ...]) -> dict[str, dict[str, list[str]]]:
+    """Power → code of each of its dislodged units → where it may retreat, powers sorted."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for d in dislodged:
+        out.setdefault(d.unit.power, {})[d.unit.code] = list(d.retreats)
+    return dict(sorted(out.items()))
+
+
+def _centers_by_power(centers: Mapping[str, frozenset[str]]) -> dict[str, list[str]]:
+    """Power → the centres it owns, powers and centres sorted, powers owning none left out."""
+    out = {}
+    for power in sorted(centers):
+        owned = centers[power]
+        if owned:
+            out[power] = sorted(owned)
+    return out
 
 
 def _results(m: Map, orders: dict[str, list[str]], results: tuple[OrderResult, ...]
              ) -> dict[str, list[dict[str, str]]]:
     """Each power's results (in map order): its orders in the order given, then the defaults
-    the judge supplied; results of one line keep the core's order.
+    the judge supplied.
+
+    Each line given has one result: a power's results are found by their texts, line by
+    line.  A power that gave one line twice has two results of one text: then the results
+    are sorted instead (:func:`_results_sorted`)."""
+    given, supplied = _results_by_text(results)
+    if given is None:
+        return _results_sorted(m, orders, results)
+    out = {}
+    for power in m.powers:
+        entries = []
+        if power in given:
+            of_text, lines = given[power], orders[power]
+            if len(of_text) != len(lines):
+                return _results_sorted(m, orders, results)
+            for text in lines:
+                r = of_text[text]
+                entries.append({"order": text, "result": DISLODGED if r.dislodged else r.result})
+        if power in supplied:
+            for r in supplied[power]:
+                entries.append({"order": r.text, "result": DISLODGED if r.dislodged else r.result})
+        if entries:
+            out[power] = entries
+    return out
+
+
+def _results_by_text(results: tuple[OrderResult, ...]
+                     ) -> tuple[dict[str, dict[str, OrderResult]] | None,
+                                dict[str, list[OrderResult]]]:
+    """Power → text → the result of the line given, or ``None`` when a power has two results
+    of one text; and power → the defaults supplied, in the core's order."""
+    given: dict[str, dict[str, OrderResult]] = {}
+    supplied: dict[str, list[OrderResult]] = {}
+    for r in results:
+        if r.default:
+            if r.power in supplied:
+                supplied[r.power].append(r)
+            else:
+                supplied[r.power] = [r]
+        elif r.power not in given:
+            given[r.power] = {r.text: r}
+        elif r.text in given[r.power]:
+            return None, supplied
+        else:
+            given[r.power][r.text] = r
+    return given, supplied
+
+
+def _results_sorted(m: Map, orders: dict[str, list[str]], results: tuple[OrderResult, ...]
+                    ) -> dict[str, list[dict[str, str]]]:
+    """:func:`_results` for any results: a line given twice has its results where it was
+    first given, in the core's order.
 
     One sort of all results on tuples compared in C; a result's line is found with
     ``list.index`` (its first occurrence), which on a power's few lines is cheaper than a

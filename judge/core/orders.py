@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
+from types import MappingProxyType
 
 import msgspec
 
@@ -390,6 +391,19 @@ def default_hold(m: Map, kind: str, location: str) -> Hold:
     """The hold order the judge supplies for a unit without orders."""
     spec = _fast_units(m).get(kind, {}).get(location)
     return Hold(spec if spec is not None else UnitSpec(kind, location))
+
+
+@cache
+def default_holds(m: Map) -> Mapping[str, tuple[Hold, str]]:
+    """Code of a unit anywhere on the map (``"A PAR"``, ``"F STP/NC"``) → the hold the judge
+    supplies for it and its text: a unit without orders costs one lookup."""
+    holds = {}
+    for prov in m.provinces:
+        for loc in dict.fromkeys((prov, *m.locations(prov))):
+            for kind in _FAST_KINDS:
+                hold = default_hold(m, kind, loc)
+                holds[f"{kind} {loc}"] = (hold, hold.text())
+    return MappingProxyType(holds)
 
 
 _CACHE_LIMIT = 65536  # lines remembered per map and phase type; then it starts afresh

@@ -33,6 +33,7 @@ from judge.core.orders import (
     _parse_general,
     clear_parse_cache,
     default_hold,
+    default_holds,
     parse_order,
     parsed_lines,
 )
@@ -123,6 +124,14 @@ def test_derived_values_follow_the_location() -> None:
     assert repr(Unit("RUSSIA", "F", "STP/NC")) == "Unit(power='RUSSIA', kind='F', location='STP/NC')"
     assert repr(UnitSpec(None, "PAR")) == "UnitSpec(kind=None, location='PAR')"
     assert default_hold(M, "F", "STP/NC") == Hold(UnitSpec("F", "STP/NC"))
+
+
+def test_default_holds_are_the_holds_the_judge_supplies() -> None:
+    holds = default_holds(M)
+    for code, unit in unit_table(M)["FRANCE"].items():
+        hold, text = holds[code]
+        assert hold == default_hold(M, unit.kind, unit.location) and text == hold.text()
+    assert holds["A NTH"][1] == "A NTH H"  # a unit where none can stand has its hold too
 
 
 def test_unit_table_holds_the_units_their_constructor_makes() -> None:

@@ -103,7 +103,7 @@ def adjudicate_phase(position: Position, orders: OrdersIn, skip_empty: bool = Tr
         done = adjudicate_retreats(position, orders)
     # A dislodged unit with nowhere to go is destroyed now: no retreat phase waits for it, and
     # a retreat phase in which nobody has a choice is skipped like any empty phase.
-    must_retreat = tuple(d for d in done.dislodged if d.retreats)
+    must_retreat = tuple([d for d in done.dislodged if d.retreats]) if done.dislodged else ()
     return done, next_position(position, done.units, must_retreat, skip_empty, build_any)
 
 

@@ -63,7 +63,7 @@ def bind_unit_orders(m: Map, units: Mapping[str, Unit], orders: OrdersIn, phase_
                 invalid.append(_unbound(power, text, o))
                 continue
             prov = o.unit.province
-            u = units.get(prov)
+            u = units[prov] if prov in units else None
             if u is None or u.power != power:
                 why = (f"no unit in {m.provinces[prov].name}" if u is None
                        else f"the unit in {m.provinces[prov].name} is not yours")

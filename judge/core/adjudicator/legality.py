@@ -165,6 +165,14 @@ def _plain_moves(m: Map) -> _PlainMoves:
 _NO_PLAIN_MOVES: dict[str, Destination] = {}
 
 
+def plain_moves(m: Map) -> _PlainMoves:
+    """The map's table of plain moves: for a move a unit makes by itself (a fleet's, or an
+    army's that asks for no convoy nor is offered one by its power's fleets),
+    ``plain_moves(m)[unit.kind].get(unit.location, {}).get(dest)`` is what
+    :func:`check_move` answers when it is not ``None``."""
+    return _plain_moves_of.get(m) or _plain_moves(m)
+
+
 def _refuse(o: Move | Support | Convoy, message: str) -> OrderError:
     return OrderError(o.text(), message)
 

@@ -23,9 +23,10 @@ from judge.core.adjudicator.legality import (
     check_convoy,
     check_move,
     check_support,
+    plain_moves,
 )
 from judge.core.adjudicator.resolver import (
-    Decision,
+    ConvoyDecision,
     Decisions,
     MoveDecision,
     Resolver,
@@ -33,8 +34,8 @@ from judge.core.adjudicator.resolver import (
 )
 from judge.core.board import Dislodged, Position, Unit, unit_table
 from judge.core.errors import OrderError
-from judge.core.maps import ARMY, Map, province_of
-from judge.core.orders import Convoy, Move, Order, Support, default_hold
+from judge.core.maps import ARMY, FLEET, Map, province_of
+from judge.core.orders import Convoy, Move, Support, default_holds
 from judge.core.phases import MOVEMENT
 from judge.core.results import (
     BOUNCE,
@@ -48,6 +49,7 @@ from judge.core.results import (
 )
 
 Units = dict[str, Unit]  # province → the unit standing there
+_NOWHERE: dict[str, Destination] = {}  # no plain moves from a location
 
 
 def adjudicate_movement(pos: Position, orders: OrdersIn,
@@ -62,7 +64,8 @@ def adjudicate_movement(pos: Position, orders: OrdersIn,
     resolver.resolve_all()
     dislodger = _dislodgers(units, decisions)
     after = _report(m, units, bound, checked, decisions, resolver, dislodger, results)
-    return PhaseOutcome(tuple(results), after, _retreats(m, units, after, resolver, dislodger))
+    retreats = _retreats(m, units, after, resolver, dislodger) if dislodger else ()
+    return PhaseOutcome(tuple(results), after, retreats)
 
 
 # -- 2. legality ---------------------------------------------------------------------------------
@@ -80,60 +83,72 @@ class _Checked(msgspec.Struct, gc=False):
 
 
 def _check(m: Map, board: tuple[Unit, ...], units: Units, bound: Bound) -> _Checked:
-    """Sort the bound orders by kind and check each against the board (holds need none)."""
+    """Check each bound order against the board, in one pass in the order given (holds need
+    no check).
+
+    The other orders matter to one question only: whether an army's move goes by convoy
+    because a fleet of its power is ordered to convoy it (DATC 4.A.3).  That never makes a
+    legal move illegal nor an illegal one legal, so every move is checked as if no such
+    fleet were ordered, and the few moves such a fleet offers to carry are checked again
+    (phases without convoy orders, most of them, never get there)."""
     geo = ConvoyGeometry(m, board)
     checked = _Checked()
-    moves: list[tuple[str, Move]] = []
-    supports: list[tuple[str, Support]] = []
-    convoys: list[tuple[str, Convoy]] = []
+    moves, refused = checked.moves, checked.refused
+    offered: set[tuple[str, str, str]] = set()  # (power, army, destination) provinces
+    plain = plain_moves(m)
+    # (the kind of each order and of each answer is asked as ``type(x) is`` or as the
+    # ``isinstance`` that usually holds: an ``isinstance`` that fails costs thrice as much)
     for prov, (_, order) in bound.items():
-        if isinstance(order, Move):
-            moves.append((prov, order))
-        elif isinstance(order, Support):
-            supports.append((prov, order))
-        elif isinstance(order, Convoy):
-            convoys.append((prov, order))
-    # convoys first: a legal convoy by a fleet of the army's power makes its move a convoy
-    # (DATC 4.A.3)
-    offered = _check_convoys(m, units, convoys, geo, checked)
-    _check_moves(m, units, moves, offered, geo, checked)
-    for prov, order in supports:
-        why = check_support(m, units[prov], order, units.get(order.target.province), geo)
-        if why is None:
-            checked.supports.append((prov, order))
-        else:
-            checked.refused[prov] = why
+        if type(order) is Move:
+            unit = units[prov]
+            # most moves are a unit's by itself to a neighbour: the map's table of them
+            # answers at once what check_move works out (not for an army asking for a convoy;
+            # own_convoy=False: see above)
+            to = (plain[unit.kind].get(unit.location, _NOWHERE).get(order.dest)
+                  if unit.kind == FLEET or not order.via_convoy else None)
+            got = to if to is not None else check_move(m, unit, order, geo, False)
+            if isinstance(got, Destination):
+                moves[prov] = got
+            else:
+                refused[prov] = got
+        elif type(order) is Support:
+            why = check_support(m, units[prov], order, units.get(order.target.province), geo)
+            if why is None:
+                checked.supports.append((prov, order))
+            else:
+                refused[prov] = why
+        elif type(order) is Convoy:
+            _check_convoy(m, units, prov, order, geo, checked, offered)
+    if offered:
+        _carry_own_armies(m, units, bound, offered, geo, moves)
     return checked
 
 
-def _check_convoys(m: Map, units: Units, convoys: list[tuple[str, Convoy]],
-                   geo: ConvoyGeometry, checked: _Checked) -> set[tuple[str, str, str]]:
-    """Check the convoys; the (power, army, destination) provinces each legal one offers."""
-    offered: set[tuple[str, str, str]] = set()
-    for prov, order in convoys:
-        army = order.target.province
-        why = check_convoy(m, units[prov], order, units.get(army), geo)
-        if why is not None:
-            checked.refused[prov] = why
-            continue
-        dest = province_of(order.dest)
-        checked.convoys.append((prov, army, dest))
-        offered.add((units[prov].power, army, dest))
-    return offered
+def _check_convoy(m: Map, units: Units, prov: str, order: Convoy, geo: ConvoyGeometry,
+                  checked: _Checked, offered: set[tuple[str, str, str]]) -> None:
+    """Check one convoy; a legal one offers to carry (its power, the army, the destination)."""
+    army = order.target.province
+    why = check_convoy(m, units[prov], order, units.get(army), geo)
+    if why is not None:
+        checked.refused[prov] = why
+        return
+    dest = province_of(order.dest)
+    checked.convoys.append((prov, army, dest))
+    offered.add((units[prov].power, army, dest))
 
 
-def _check_moves(m: Map, units: Units, moves: list[tuple[str, Move]],
-                 offered: set[tuple[str, str, str]], geo: ConvoyGeometry,
-                 checked: _Checked) -> None:
-    for prov, order in moves:
+def _carry_own_armies(m: Map, units: Units, bound: Bound, offered: set[tuple[str, str, str]],
+                      geo: ConvoyGeometry, moves: dict[str, Destination]) -> None:
+    """The legal moves a fleet of the same power offers to carry, checked again knowing it
+    (their place among the moves, the order given, is kept)."""
+    for prov, to in moves.items():
         unit = units[prov]
-        # most phases have no convoy orders at all: the question is then not even asked
-        own_convoy = bool(offered) and (unit.power, prov, province_of(order.dest)) in offered
-        got = check_move(m, unit, order, geo, own_convoy)
-        if isinstance(got, OrderError):
-            checked.refused[prov] = got
-        else:
-            checked.moves[prov] = got
+        if (unit.power, prov, to.province) in offered:
+            order = bound[prov][1]
+            assert isinstance(order, Move)  # only moves are in ``moves``
+            got = check_move(m, unit, order, geo, own_convoy=True)
+            if isinstance(got, Destination):  # always: legal either way (see _check)
+                moves[prov] = got
 
 
 # -- 3. decisions --------------------------------------------------------------------------------
@@ -144,12 +159,15 @@ def _decide(units: Units, checked: _Checked) -> Decisions:
     moves, moves_into = decisions.moves, decisions.moves_into
     for prov, to in checked.moves.items():
         moves[prov] = move = MoveDecision(prov, to.province, units[prov].power, to.convoyed)
-        moves_into.setdefault(move.dest, []).append(move)
+        if move.dest in moves_into:
+            moves_into[move.dest].append(move)
+        else:
+            moves_into[move.dest] = [move]
+        # head to head with a move decided before it (when neither goes by convoy)
+        back = moves[move.dest] if move.dest in moves else None
+        if back is not None and back.dest == prov and not (move.convoyed or back.convoyed):
+            move.opposing, back.opposing = back, move
     decisions.all.update(moves)
-    for move in moves.values():
-        back = moves.get(move.dest)
-        if back is not None and back.dest == move.src and not (move.convoyed or back.convoyed):
-            move.opposing = back
     for fleet, army, dest in checked.convoys:
         carried = moves.get(army)
         if carried is not None and carried.convoyed and carried.dest == dest:
@@ -195,55 +213,54 @@ def _report(m: Map, units: Units, bound: Bound, checked: _Checked, decisions: De
             resolver: Resolver, dislodger: dict[str, str], results: list[OrderResult]
             ) -> tuple[Unit, ...]:
     """Add each unit's result to ``results`` (its order's, or the hold supplied when it has
-    none); where each unit stands after the moves, dislodged units left out, by province."""
-    table = unit_table(m)
-    moved, ordered = decisions.moves, decisions.all
+    none); where each unit stands after the moves, dislodged units left out, by province.
+
+    The result code is worked out here from the order's decision, not by a function per
+    unit: on a board of a few dozen units the calls would cost as much as the rest."""
+    table, holds = unit_table(m), default_holds(m)
+    ordered, refused, moved_to = decisions.all, checked.refused, checked.moves
     after: dict[str, Unit] = {}
     for prov, unit in units.items():
         dislodged = prov in dislodger
-        entry = bound.get(prov)
-        if entry is None:
-            hold = default_hold(m, unit.kind, unit.location)
-            results.append(OrderResult(unit.power, unit, hold, hold.text(), OK, dislodged, True))
-        else:
-            text, order = entry
-            decision = ordered.get(prov)
-            why = checked.refused.get(prov) if decision is None else None
-            if why is not None:
+        if prov not in bound:  # no order: the hold the judge supplies
+            hold, text = holds[unit.code]
+            results.append(OrderResult(unit.power, unit, hold, text, OK, dislodged, True))
+            if not dislodged:
+                after[prov] = unit
+            continue
+        text, order = bound[prov]
+        decision = ordered.get(prov)
+        if decision is None:  # refused; or a hold, a support or convoy that matched no order
+            if prov in refused:
                 results.append(OrderResult(unit.power, unit, order, text, INVALID, dislodged,
-                                           message=why.message))
-            else:
-                code = _code(order, decision, decisions, resolver)
-                results.append(OrderResult(unit.power, unit, order, text, code, dislodged))
-        move = moved.get(prov)
-        if move is not None and move.ok:
-            to = checked.moves[prov]
-            after[to.province] = table[unit.power][f"{unit.kind} {to.location}"]
-        elif not dislodged:
+                                           message=refused[prov].message))
+                if not dislodged:
+                    after[prov] = unit
+                continue
+            code = VOID if type(order) is Support or type(order) is Convoy else OK
+        elif type(decision) is MoveDecision:
+            if decision.ok:  # it moves
+                results.append(OrderResult(unit.power, unit, order, text, OK, dislodged))
+                to = moved_to[prov]
+                after[to.province] = table[unit.power][f"{unit.kind} {to.location}"]
+                continue
+            # (a move by land always has its path: no call to ask)
+            code = BOUNCE if not decision.convoyed or resolver.path(decision) else NO_CONVOY
+        elif isinstance(decision, SupportDecision):
+            code = OK if decision.ok else CUT
+        else:  # a convoy: whether the army it carries had its path
+            assert isinstance(decision, ConvoyDecision)
+            code = OK if resolver.path(decisions.moves[decision.army]) else NO_CONVOY
+        results.append(OrderResult(unit.power, unit, order, text, code, dislodged))
+        if not dislodged:
             after[prov] = unit
     return tuple(map(after.__getitem__, sorted(after)))
-
-
-def _code(order: Order, decision: Decision | None, decisions: Decisions, resolver: Resolver
-          ) -> str:
-    """The result code of a legal order with its decision (None: a hold, or a support or a
-    convoy that matched no order)."""
-    if isinstance(decision, MoveDecision):
-        return OK if decision.ok else BOUNCE if resolver.path(decision) else NO_CONVOY
-    if decision is None:
-        return VOID if isinstance(order, (Support, Convoy)) else OK
-    if isinstance(decision, SupportDecision):
-        return OK if decision.ok else CUT
-    # a convoy: whether the army it carries had its path
-    return OK if resolver.path(decisions.moves[decision.army]) else NO_CONVOY
 
 
 # -- 6. retreats ---------------------------------------------------------------------------------
 def _retreats(m: Map, units: Units, after: tuple[Unit, ...], resolver: Resolver,
               dislodger: dict[str, str]) -> tuple[Dislodged, ...]:
     """Each dislodged unit with the locations it may retreat to, by province."""
-    if not dislodger:
-        return ()
     occupied = {unit.province for unit in after}
     # a standoff leaves a province contested; a move that lost a head-to-head battle does not
     # (its prevent strength is nil: DATC 6.H.9)

@@ -114,7 +114,8 @@ class Resolver:
             if not move.convoyed and move.dest not in units and len(moves_into[move.dest]) == 1:
                 move.ok, move.state = True, _RESOLVED
         for decision in self.decisions.all.values():
-            self._resolve(decision)
+            if decision.state != _RESOLVED:  # most moves are, by now
+                self._resolve(decision)
 
     # -- the guess algorithm (DATC 5.F) ----------------------------------------------------------
     def _resolve(self, decision: Decision) -> bool:
