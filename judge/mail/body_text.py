@@ -11,7 +11,6 @@ from __future__ import annotations
 import codecs
 from email.message import Message
 
-from judge.mail.html_text import html_to_text
 
 
 def defect_names(msg: Message) -> list[str]:
@@ -69,6 +68,10 @@ def body_text(msg: Message, problems: list[str]) -> str:
     text = decode_text(payload, charset, problems)
     if chosen is html:
         problems.append("HTML-only mail converted to text")
+        # imported on the first HTML-only mail: BeautifulSoup and its CSS parser are a fifth
+        # of the worker's start, and most mail is plain text
+        from judge.mail.html_text import html_to_text
+
         text = html_to_text(text)
     return text.replace("\xa0", " ").replace("\ufeff", "")
 
