@@ -1,10 +1,13 @@
-"""End to end: mail sent by SMTP to a running ``judge serve``, replies read from its Maildir."""
+"""End to end: mail sent by SMTP to a running ``judge serve``, replies read from its Maildir.
+
+The tests that only mail the judge and read what became of their own mail share one daemon
+(``shared_judge``: each checks its own Message-IDs); those that change the daemon's settings,
+its store or its life start their own (``judge``, ``judge_factory``)."""
 
 from __future__ import annotations
 
 import signal
 import smtplib
-import time
 from email import policy
 
 import pytest
@@ -16,21 +19,11 @@ def inbound_rows(judge) -> list[tuple[str, str | None]]:
     return judge.sql("SELECT status, note FROM inbound ORDER BY id")
 
 
-def wait_processed(judge, count: int, timeout: float = 20) -> list[tuple[str, str | None]]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        rows = inbound_rows(judge)
-        if len(rows) >= count and all(status != "new" for status, _ in rows):
-            return rows
-        time.sleep(0.05)
-    raise AssertionError(f"not processed: {inbound_rows(judge)}\n{judge.log()}")
-
-
-def test_help_mail_gets_one_threaded_reply(judge):
+def test_help_mail_gets_one_threaded_reply(shared_judge):
     msg = make_mail("HELP\nGET DRAWS\nfrobnicate\nVERSION\n", subject="first contact",
                     msgid="<hello-1@example.org>")
-    judge.send(msg)
-    [reply] = judge.wait_replies(1)
+    shared_judge.send(msg)
+    reply = shared_judge.reply_to("<hello-1@example.org>")
     assert reply["Subject"] == "[Error Flag] Re: first contact"  # frobnicate is refused
     assert reply["In-Reply-To"] == "<hello-1@example.org>"
     assert reply["Auto-Submitted"] == "auto-replied"
@@ -44,8 +37,10 @@ def test_help_mail_gets_one_threaded_reply(judge):
     assert "4 lines read, 1 error." in body
 
 
-def test_sub_address_is_accepted_other_recipients_refused(judge):
-    judge.send(make_mail("VERSION"), rcpt="judge+war1901@example.org")
+def test_sub_address_is_accepted_other_recipients_refused(shared_judge):
+    judge = shared_judge
+    judge.send(make_mail("VERSION", sender="dora@example.org", msgid="<sub@example.org>"),
+               mail_from="dora@example.org", rcpt="judge+war1901@example.org")
     with judge.smtp() as s:
         s.ehlo()
         s.mail("alice@example.org")
@@ -53,7 +48,7 @@ def test_sub_address_is_accepted_other_recipients_refused(judge):
         assert code == 550
         code, _ = s.rcpt("judge@other.example")
         assert code == 550
-    judge.wait_replies(1)
+    assert judge.reply_to("<sub@example.org>")["To"] == "dora@example.org"
 
 
 def test_oversize_mail_is_refused_and_size_advertised(judge_factory):
@@ -76,15 +71,16 @@ def test_oversize_mail_is_refused_and_size_advertised(judge_factory):
     assert inbound_rows(judge) == [] and judge.replies() == []
 
 
-def test_duplicate_delivery_is_stored_and_answered_once(judge):
-    msg = make_mail("VERSION", msgid="<twice@example.org>")
-    judge.send(msg)
-    judge.send(msg)
-    judge.wait_replies(1)
-    judge.send(msg)  # even after processing
+def test_duplicate_delivery_is_stored_and_answered_once(shared_judge):
+    judge = shared_judge
+    msg = make_mail("VERSION", sender="erin@example.org", msgid="<twice@example.org>")
+    judge.send(msg, mail_from="erin@example.org")
+    judge.send(msg, mail_from="erin@example.org")
+    judge.reply_to("<twice@example.org>")
+    judge.send(msg, mail_from="erin@example.org")  # even after processing
     judge.settle()
-    assert len(judge.replies()) == 1
-    assert len(inbound_rows(judge)) == 1
+    assert len(judge.replies_to("<twice@example.org>")) == 1
+    assert len(judge.outcome("<twice@example.org>")) == 1
 
 
 ROBOTS = {
@@ -102,28 +98,30 @@ ROBOTS = {
 
 
 @pytest.mark.parametrize("kind", sorted(ROBOTS))
-def test_robot_mail_gets_no_answer_and_is_recorded(judge, kind):
+def test_robot_mail_gets_no_answer_and_is_recorded(shared_judge, kind):
     spec = ROBOTS[kind]
     sender = spec.get("sender", "alice@example.org")
-    msg = make_mail("HELP", sender=sender, **{k.replace("-", "_"): v
-                                             for k, v in spec.get("headers", {}).items()})
-    judge.send(msg, mail_from=spec.get("mail_from", sender))
-    [(status, note)] = wait_processed(judge, 1)
+    msgid = f"<robot-{kind.replace(' ', '-')}@example.org>"
+    msg = make_mail("HELP", sender=sender, msgid=msgid,
+                    **{k.replace("-", "_"): v for k, v in spec.get("headers", {}).items()})
+    shared_judge.send(msg, mail_from=spec.get("mail_from", sender))
+    [(status, note)] = shared_judge.outcome(msgid)
     assert status == "ignored"
     assert note and note.startswith("robot mail")
-    judge.settle()
-    assert judge.replies() == []
+    shared_judge.settle()
+    assert shared_judge.replies_to(msgid) == []
 
 
-def test_html_only_mail_is_read(judge):
-    msg = make_mail("placeholder")
+def test_html_only_mail_is_read(shared_judge):
+    msg = make_mail("placeholder", sender="fay@example.org", msgid="<html@example.org>")
     msg.set_content("<html><body><p>VERSION</p><p>GET&nbsp;INFO</p></body></html>", subtype="html")
-    judge.send(msg)
-    body = body_of(judge.wait_replies(1)[0])
+    shared_judge.send(msg, mail_from="fay@example.org")
+    body = body_of(shared_judge.reply_to("<html@example.org>"))
     assert "> VERSION" in body and "> GET INFO" in body and "0 errors" in body
 
 
-def test_broken_mime_and_unknown_charset_still_answered(judge):
+def test_broken_mime_and_unknown_charset_still_answered(shared_judge):
+    judge = shared_judge
     broken = (b"From: bob@example.org\r\nTo: judge@example.org\r\nSubject: broken\r\n"
               b"Message-ID: <broken@example.org>\r\nMIME-Version: 1.0\r\n"
               b"Content-Type: multipart/mixed\r\n\r\nVERSION\r\n")
@@ -133,16 +131,18 @@ def test_broken_mime_and_unknown_charset_still_answered(judge):
            b"Content-Transfer-Encoding: 8bit\r\n\r\nVERSION\r\nZ\xfcrich\r\n")
     judge.send(broken, mail_from="bob@example.org")
     judge.send(odd, mail_from="carol@example.org")
-    replies = {r["To"]: body_of(r) for r in judge.wait_replies(2)}
-    assert "> VERSION" in replies["bob@example.org"]
-    assert "> VERSION" in replies["carol@example.org"]
-    assert "Zürich" in replies["carol@example.org"]  # decoded, answered as unknown command
+    assert "> VERSION" in body_of(judge.reply_to("<broken@example.org>"))
+    odd_reply = judge.reply_to("<odd@example.org>")
+    assert odd_reply["To"] == "carol@example.org"
+    assert "> VERSION" in body_of(odd_reply)
+    assert "Zürich" in body_of(odd_reply)  # decoded, answered as unknown command
 
 
-def test_non_ascii_round_trips(judge):
-    msg = make_mail("VERSION\nΕλλάδα", subject="Grüße aus Zürich")
-    judge.send(msg)
-    reply = judge.wait_replies(1)[0]
+def test_non_ascii_round_trips(shared_judge):
+    msg = make_mail("VERSION\nΕλλάδα", sender="gus@example.org", subject="Grüße aus Zürich",
+                    msgid="<grusse@example.org>")
+    shared_judge.send(msg, mail_from="gus@example.org")
+    reply = shared_judge.reply_to("<grusse@example.org>")
     assert reply["Subject"] == "[Error Flag] Re: Grüße aus Zürich"  # Ελλάδα is refused
     assert 'unknown command "Ελλάδα"' in body_of(reply)
 
