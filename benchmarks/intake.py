@@ -214,6 +214,32 @@ def wait_listening(proc: subprocess.Popen[bytes], port: int, what: str, log: Pat
     raise RuntimeError(f"{what} did not listen within {timeout} s:\n{tail(log)}")
 
 
+def start_judge_serve(tmp: Path, env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+    """``judge serve``, once it says READY=1 as systemd would hear it: the database checked,
+    intake listening and the back office's worker running.  (Listening alone is not ready: the
+    back office would still be starting, on the core the load generator needs.)"""
+    ready_path = tmp / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as ready:
+        ready.bind(str(ready_path))
+        ready.settimeout(0.1)
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen([*judge_command(), "serve"],
+                                    env={**env, "NOTIFY_SOCKET": str(ready_path)}, cwd=tmp,
+                                    stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"judge serve exited {proc.returncode}:\n{tail(log_path)}")
+            try:
+                said = ready.recv(4096)
+            except TimeoutError:
+                continue
+            if b"READY=1" in said.split(b"\n"):
+                return proc
+    stop(proc)
+    raise RuntimeError(f"judge serve was not ready within 30 s:\n{tail(log_path)}")
+
+
 def stop(proc: subprocess.Popen[bytes] | None) -> None:
     if proc is None or proc.poll() is not None:
         return
@@ -342,11 +368,7 @@ def main() -> int:
             port = free_port()
             serve_log = tmp / "serve.log"
             db = tmp / "judge.db"
-            with open(serve_log, "wb") as log:
-                judge_proc = subprocess.Popen([*judge_command(), "serve"],
-                                              env=judge_env(tmp, port), cwd=tmp,
-                                              stdout=log, stderr=log)
-            wait_listening(judge_proc, port, "judge serve", serve_log)
+            judge_proc = start_judge_serve(tmp, judge_env(tmp, port), serve_log)
             messages = build_messages(n, args.size, f"judge-{os.getpid()}")
             judged = send_all(port, messages, m)
             stored = query(db, "SELECT count(*) FROM inbound")[0][0]

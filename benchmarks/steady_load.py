@@ -45,11 +45,11 @@ from intake import (
     build_messages,
     envelope,
     free_port,
-    judge_command,
     judge_env,
     query,
     send_all,
     stop,
+    start_judge_serve,
     wait_listening,
 )
 
@@ -150,10 +150,7 @@ def start_judge(tmp: Path, extra_env: dict[str, str] | None = None
     log_path = tmp / "serve.log"
     env = judge_env(tmp, port)
     env.update(extra_env or {})
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([*judge_command(), "serve"], env=env, cwd=tmp,
-                                stdout=log, stderr=log)
-    wait_listening(proc, port, "judge serve", log_path)
+    proc = start_judge_serve(tmp, env, log_path)
     return proc, port, tmp / "judge.db", log_path
 
 
