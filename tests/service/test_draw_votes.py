@@ -15,7 +15,6 @@ basename, and the suite's test directories are not packages.)
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import func, select
@@ -24,19 +23,8 @@ from judge.service import draws, games, phases
 from judge.service.errors import GameError
 from judge.service.events import GameEnded, GameNotice, GameResumed
 from judge.store.models import DrawVote, Game, GameResult
+from servicekit import MASTER, NOW, PLAYERS, POWERS, full_game
 
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
-MASTER = "gm@example.org"
-PLAYERS = [f"p{i}@example.org" for i in range(7)]
-POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
-
-
-def _full_game(session, name: str = "g1", rules: list[str] | None = None) -> Game:
-    game, _ = games.create_game(session, name, "mpw", MASTER, NOW, rules=rules)
-    for i, address in enumerate(PLAYERS):
-        games.join_game(session, name, f"pw{i}", address, NOW)
-    assert game.state == "active"
-    return game
 
 
 def _game(session, name: str = "g1") -> Game:
@@ -52,7 +40,7 @@ def _votes(session, name: str = "g1") -> dict[tuple[str, str], str]:
 
 def test_set_draw_by_every_survivor_ends_the_game_in_a_draw(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         for power in POWERS[:-1]:
             cast = draws.set_draw(session, game, power, "", NOW)
             assert (cast.kind, cast.ended, cast.events) == ("draw_all", None, [])
@@ -77,7 +65,7 @@ def test_set_draw_by_every_survivor_ends_the_game_in_a_draw(store) -> None:
 
 def test_only_survivors_vote_and_their_draw_passes_without_the_eliminated(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         games.pause_game(session, game)
         phases.set_position(session, game, "S1901M", ["France: A Par; centers Par",
                                                       "Germany: A Mun; centers Mun"], NOW)
@@ -103,7 +91,7 @@ def test_only_survivors_vote_and_their_draw_passes_without_the_eliminated(store)
 
 def test_set_nodraw_withdraws_the_vote_so_the_draw_no_longer_passes(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         draws.set_draw(session, game, "FRANCE", "", NOW)
     with store.transaction() as session:
         withdrawn = draws.set_nodraw(session, _game(session), "FRANCE", NOW)
@@ -130,7 +118,7 @@ def test_set_nodraw_withdraws_the_vote_so_the_draw_no_longer_passes(store) -> No
 def test_a_refused_draw_vote_keeps_the_previous_one(store, nodias: bool, first: str, bad: str,
                                                    code: str) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         draws.set_nodias(session, game, nodias)
         draws.set_draw(session, game, "FRANCE", first, NOW)
         before = _votes(session)
@@ -148,7 +136,7 @@ def test_a_refused_draw_vote_keeps_the_previous_one(store, nodias: bool, first: 
 
 def test_a_refused_concession_keeps_the_previous_one(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         draws.set_concede(session, game, "ENGLAND", "France", NOW)
     with pytest.raises(GameError) as refused, store.transaction() as session:
         draws.set_concede(session, _game(session), "ENGLAND", "Atlantis", NOW)
@@ -159,7 +147,7 @@ def test_a_refused_concession_keeps_the_previous_one(store) -> None:
 
 def test_a_nodias_draw_passes_for_the_powers_every_survivor_accepts(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         changed = draws.set_nodias(session, game, True)
         assert changed.facts["changed"] is True
         assert [e.kind for e in changed.events if isinstance(e, GameNotice)] == ["draw_mode"]
@@ -179,7 +167,7 @@ def test_a_nodias_draw_passes_for_the_powers_every_survivor_accepts(store) -> No
 
 def test_every_other_survivor_conceding_ends_the_game_in_a_concession(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         # a concession to oneself counts as none
         draws.set_concede(session, game, "FRANCE", "F", NOW)
         assert _votes(session) == {}
@@ -197,7 +185,7 @@ def test_every_other_survivor_conceding_ends_the_game_in_a_concession(store) -> 
 
 def test_votes_are_secret_a_player_sees_their_own_and_the_master_all(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         draws.set_draw(session, game, "FRANCE", "", NOW)
         draws.set_concede(session, game, "ENGLAND", "Germany", NOW)
     with store.transaction() as session:
@@ -220,7 +208,7 @@ def test_a_game_that_is_not_running_takes_no_vote(store) -> None:
             draws.set_draw(session, forming, "FRANCE", "", NOW)
         assert (refused.value.code, refused.value.facts) == (
             "nothing_to_vote", {"game": "forming", "state": "forming"})
-        game = _full_game(session)
+        game = full_game(session)
         games.terminate_game(session, game, NOW)
     with pytest.raises(GameError) as refused, store.transaction() as session:
         draws.set_nodraw(session, _game(session), "FRANCE", NOW)
@@ -230,8 +218,8 @@ def test_a_game_that_is_not_running_takes_no_vote(store) -> None:
 
 def test_each_voting_mode_refuses_the_commands_of_the_others(store) -> None:
     with store.transaction() as session:
-        _full_game(session, "dias")
-        _full_game(session, "propose", rules=["PROPOSE_DIAS"])
+        full_game(session, "dias")
+        full_game(session, "propose", rules=["PROPOSE_DIAS"])
     cases = [
         (lambda s: draws.propose(s, _game(s, "dias"), "FRANCE", "DIAS", NOW),
          {"command": "PROPOSE", "game": "dias", "mode": "DIAS"}),
@@ -257,7 +245,7 @@ def test_each_voting_mode_refuses_the_commands_of_the_others(store) -> None:
 
 def test_a_proposal_is_announced_answered_and_rejected_by_one_no(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session, rules=["PROPOSE_DIAS"])
+        game = full_game(session, rules=["PROPOSE_DIAS"])
         with pytest.raises(GameError) as refused:
             draws.vote(session, game, "ENGLAND", "YES", NOW)
         assert refused.value.code == "no_proposal"
@@ -286,7 +274,7 @@ def test_a_proposal_is_announced_answered_and_rejected_by_one_no(store) -> None:
 
 def test_a_processed_phase_clears_the_votes(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         draws.set_draw(session, game, "FRANCE", "", NOW)
         draws.set_concede(session, game, "ENGLAND", "F", NOW)
     with store.transaction() as session:
@@ -300,7 +288,7 @@ def test_a_processed_phase_clears_the_votes(store) -> None:
 
 def test_resume_reopens_a_drawn_game_and_forgets_its_result(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         with pytest.raises(GameError) as refused:
             draws.resume_ended(session, game, NOW)  # it has not ended
         assert (refused.value.code, refused.value.facts) == (

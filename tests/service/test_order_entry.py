@@ -16,7 +16,7 @@ basename, and the suite's test directories are not packages.)
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -24,31 +24,15 @@ from sqlalchemy import select
 from judge.service import game_rules, games, orders, phases
 from judge.service.errors import GameError
 from judge.service.formal_orders import enter_order_line
-from judge.store.models import Game, PhaseSnapshot, Seat
+from judge.store.models import PhaseSnapshot, Seat
+from servicekit import NOW, full_game, power_seat
 
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
-MASTER = "gm@example.org"
-PLAYERS = [f"p{i}@example.org" for i in range(7)]
-
-
-def _full_game(session, name: str = "g1", rules: list[str] | None = None) -> Game:
-    game, _ = games.create_game(session, name, "mpw", MASTER, NOW, rules=rules)
-    for i, address in enumerate(PLAYERS):
-        games.join_game(session, name, f"pw{i}", address, NOW)
-    assert game.state == "active"
-    return game
-
-
-def _seat(session, power: str, name: str = "g1") -> Seat:
-    seat = games.power_seat(session, games.find_game(session, name), power)
-    assert seat is not None
-    return seat
 
 
 def _enter(session, power: str, line: str, name: str = "g1", **options) -> orders.Entry:
     """One order line for ``power``, as the mail layer enters it."""
     game = games.find_game(session, name)
-    return enter_order_line(_seat(session, power, name), game, phases.position_of(game), line,
+    return enter_order_line(power_seat(session, power, name), game, phases.position_of(game), line,
                             **options)
 
 
@@ -69,7 +53,7 @@ def _set_board(session, phase: str, lines: list[str], name: str = "g1") -> None:
 
 def test_an_order_is_stored_in_canonical_form_under_its_unit(store) -> None:
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
         first = _enter(session, "FRANCE", "a par-bur")
         # the fleet's destination is written the map's way
         second = _enter(session, "FRANCE", "F Bre-Mid")
@@ -81,7 +65,7 @@ def test_an_order_is_stored_in_canonical_form_under_its_unit(store) -> None:
         assert all(given == {} for power, given in stored.items() if power != "FRANCE")
         game = games.find_game(session, "g1")
         owed = orders.order_set(phases.position_of(game), "FRANCE",
-                                orders.stored_orders(_seat(session, "FRANCE")))
+                                orders.stored_orders(power_seat(session, "FRANCE")))
         assert owed.orders == ("F BRE - MAO", "A PAR - BUR")
         assert owed.missing == ("Army Marseilles",) and not owed.complete
         assert "FRANCE" in phases.waiting_powers(session, game)
@@ -89,7 +73,7 @@ def test_an_order_is_stored_in_canonical_form_under_its_unit(store) -> None:
 
 def test_a_new_order_for_a_unit_replaces_its_earlier_one(store) -> None:
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
         _enter(session, "FRANCE", "A Par-Bur")
     with store.transaction() as session:  # a later mail
         again = _enter(session, "FRANCE", "A Par H")
@@ -111,7 +95,7 @@ def test_a_new_order_for_a_unit_replaces_its_earlier_one(store) -> None:
 def test_a_refused_line_changes_no_stored_order(store, line: str, code: str,
                                                 facts: dict) -> None:
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
         _enter(session, "FRANCE", "A Par-Bur")
         _enter(session, "GERMANY", "A Mun-Ruh")
         before = _stored(session)
@@ -125,7 +109,7 @@ def test_a_refused_line_changes_no_stored_order(store, line: str, code: str,
 def test_an_impossible_move_is_refused_with_the_cores_reason_and_the_unit_keeps_its_order(
         store) -> None:
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
         _enter(session, "FRANCE", "A Par-Bur")
     for line in ("A Par-Mun", "A Mar-Mun", "A Bre-Par"):  # not adjacent; a fleet inland
         with pytest.raises(GameError) as refused, store.transaction() as session:
@@ -139,7 +123,7 @@ def test_an_impossible_move_is_refused_with_the_cores_reason_and_the_unit_keeps_
 def _to_retreats(store) -> None:
     """A game in S1901R: Germany's army in Burgundy dislodged by a supported French attack."""
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
         _set_board(session, "S1901M", ["France: A Par, A Mar; centers Par Mar Bre",
                                        "Germany: A Bur, A Mun; centers Mun Ber Kie"])
         _enter(session, "FRANCE", "A Par-Bur")
@@ -192,7 +176,7 @@ def test_a_retreat_is_stored_replaced_and_played(store) -> None:
 
 def test_an_adjustment_phase_keys_builds_and_removals_and_counts_them(store) -> None:
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
         # France: three centres, one unit (two builds); Germany: two centres, three units
         _set_board(session, "W1901A", ["France: A Par; centers Par Mar Bre",
                                        "Germany: A Bur, A Mun, A Ruh; centers Mun Ber"])
@@ -228,7 +212,7 @@ def test_an_adjustment_phase_keys_builds_and_removals_and_counts_them(store) -> 
 
 def test_no_check_keeps_a_units_different_orders_of_one_mail_until_a_later_mail(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session, rules=["NO_CHECK"])
+        game = full_game(session, rules=["NO_CHECK"])
         options = game_rules.order_options(game, NOW)
         assert options["check_legality"] is False
         mail: set[str] = set()
@@ -254,7 +238,7 @@ def test_no_check_keeps_a_units_different_orders_of_one_mail_until_a_later_mail(
 
 def test_civil_disorder_takes_no_late_change_but_takes_a_late_first_order(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session, rules=["CIVIL_DISORDER"])
+        game = full_game(session, rules=["CIVIL_DISORDER"])
         _enter(session, "FRANCE", "A Par-Bur", **game_rules.order_options(game, NOW))
         deadline = game.deadline
     assert deadline is not None

@@ -26,30 +26,14 @@ from judge.service.events import GameNotice, ParameterChanged
 from judge.store import counters
 from judge.store.models import Absence, Game, Press, Seat
 from judge.utc import as_utc
+from servicekit import MASTER, NOW, PLAYERS, full_game, power_seat
 
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 DEADLINE = NOW + timedelta(hours=48)  # a movement phase's default length
-MASTER = "gm@example.org"
-PLAYERS = [f"p{i}@example.org" for i in range(7)]
 OBSERVERS = ["o1@example.org", "o2@example.org"]
-
-
-def _full_game(session, name: str = "g1") -> Game:
-    game, _ = games.create_game(session, name, "mpw", MASTER, NOW)
-    for i, address in enumerate(PLAYERS):
-        games.join_game(session, name, f"pw{i}", address, NOW)
-    assert game.state == "active"
-    return game
 
 
 def _game(session, name: str = "g1") -> Game:
     return games.find_game(session, name)
-
-
-def _power(session, power: str) -> Seat:
-    seat = games.power_seat(session, _game(session), power)
-    assert seat is not None
-    return seat
 
 
 def _observer(session, address: str) -> Seat:
@@ -62,7 +46,7 @@ def _master(session) -> Seat:
 
 
 def _with_observers(session) -> None:
-    _full_game(session)
+    full_game(session)
     for address in OBSERVERS:
         games.observe_game(session, "g1", "opw", address, NOW)
     session.flush()
@@ -83,13 +67,13 @@ def _press_rows(session) -> int:
 def test_press_to_powers_is_archived_and_goes_to_their_players_and_the_master(store) -> None:
     with store.transaction() as session:
         _with_observers(session)
-        france = _power(session, "FRANCE")
+        france = power_seat(session, "FRANCE")
         sent = _send(session, france, "TO England, G", ["", "Shall we?", "  ", ""])
         assert (sent.sender, sent.powers, sent.to_master, sent.broadcast, sent.grey) == \
             ("FRANCE", ("ENGLAND", "GERMANY"), False, False, False)
         assert sent.body == ("Shall we?",)  # blank lines around the text go
-        assert sorted(sent.to) == sorted([_power(session, "ENGLAND").address,
-                                          _power(session, "GERMANY").address])
+        assert sorted(sent.to) == sorted([power_seat(session, "ENGLAND").address,
+                                          power_seat(session, "GERMANY").address])
         assert sent.master_to == (MASTER,)
         assert sent.deadline == DEADLINE
         france_id = france.id
@@ -103,7 +87,7 @@ def test_press_to_powers_is_archived_and_goes_to_their_players_and_the_master(st
 def test_a_broadcast_reaches_everyone_in_the_game_but_its_sender(store) -> None:
     with store.transaction() as session:
         _with_observers(session)
-        france = _power(session, "FRANCE")
+        france = power_seat(session, "FRANCE")
         sent = _send(session, france, "", ["Hello all"], broadcast=True)
         assert sent.broadcast and sent.powers == () and sent.master_to == (MASTER,)
         assert sorted(sent.to) == sorted([a for a in PLAYERS if a != france.address]
@@ -118,21 +102,21 @@ def test_a_broadcast_reaches_everyone_in_the_game_but_its_sender(store) -> None:
 
 
 def _terminated(session) -> None:
-    games.terminate_game(session, _full_game(session), NOW)
+    games.terminate_game(session, full_game(session), NOW)
 
 
 def _france_resigned(session) -> None:
-    _full_game(session)
-    games.leave(session, _game(session), _power(session, "FRANCE"), "resigned")
+    full_game(session)
+    games.leave(session, _game(session), power_seat(session, "FRANCE"), "resigned")
 
 
 def _grey_off(session) -> None:
-    _full_game(session)
+    full_game(session)
     press.set_grey_press(session, _game(session), False)
 
 
 def _italy_eliminated(session) -> None:
-    game = _full_game(session)
+    game = full_game(session)
     games.pause_game(session, game)
     phases.set_position(session, game, "S1901M", ["France: A Par; centers Par",
                                                   "Germany: A Mun; centers Mun"], NOW)
@@ -156,25 +140,25 @@ def _resigned_france(session) -> Seat:
 PRESS_REFUSALS: list[tuple[str, Callable, Callable, str, bool, list[str], str, dict | None]] = [
     # id, setup, sender, addressing, broadcast, body, code, facts (None: the core's reason)
     ("forming", _forming, _first_player, "", True, ["hi"], "press_not_started", {"game": "g1"}),
-    ("over", _terminated, lambda s: _power(s, "FRANCE"), "", True, ["hi"],
+    ("over", _terminated, lambda s: power_seat(s, "FRANCE"), "", True, ["hi"],
      "press_game_over", {"game": "g1", "state": "terminated"}),
     ("resigned", _france_resigned, _resigned_france, "", True, ["hi"], "press_no_place",
      {"game": "g1"}),
-    ("empty", _full_game, lambda s: _power(s, "FRANCE"), "TO E", False, ["", "   "],
+    ("empty", full_game, lambda s: power_seat(s, "FRANCE"), "TO E", False, ["", "   "],
      "press_empty", {}),
-    ("to_self", _full_game, lambda s: _power(s, "FRANCE"), "TO F E", False, ["hi"],
+    ("to_self", full_game, lambda s: power_seat(s, "FRANCE"), "TO F E", False, ["hi"],
      "press_refused", None),
-    ("grey_off", _grey_off, lambda s: _power(s, "FRANCE"), "TO E GREY", False, ["hi"],
+    ("grey_off", _grey_off, lambda s: power_seat(s, "FRANCE"), "TO E GREY", False, ["hi"],
      "press_refused", None),
     ("observer_broadcast", _with_observers, lambda s: _observer(s, OBSERVERS[0]), "", True,
      ["hi"], "press_refused", None),
-    ("to_eliminated", _italy_eliminated, lambda s: _power(s, "FRANCE"), "TO I", False, ["hi"],
+    ("to_eliminated", _italy_eliminated, lambda s: power_seat(s, "FRANCE"), "TO I", False, ["hi"],
      "press_refused", None),
-    ("from_eliminated", _italy_eliminated, lambda s: _power(s, "ITALY"), "TO F", False,
+    ("from_eliminated", _italy_eliminated, lambda s: power_seat(s, "ITALY"), "TO F", False,
      ["hi"], "press_refused", None),
-    ("bad_addressing", _full_game, lambda s: _power(s, "FRANCE"), "France", False, ["hi"],
+    ("bad_addressing", full_game, lambda s: power_seat(s, "FRANCE"), "France", False, ["hi"],
      "press_refused", None),
-    ("broadcast_to_powers", _full_game, lambda s: _power(s, "FRANCE"), "TO E", True, ["hi"],
+    ("broadcast_to_powers", full_game, lambda s: power_seat(s, "FRANCE"), "TO E", True, ["hi"],
      "press_refused", None),
 ]
 
@@ -201,7 +185,7 @@ def test_a_refused_press_is_refused_by_code_and_archives_nothing(
 def test_an_eliminated_powers_player_may_still_write_to_the_master(store) -> None:
     with store.transaction() as session:
         _italy_eliminated(session)
-        sent = _send(session, _power(session, "ITALY"), "TO M", ["I am out"])
+        sent = _send(session, power_seat(session, "ITALY"), "TO M", ["I am out"])
         assert (sent.sender, sent.to, sent.master_to) == ("ITALY", (), (MASTER,))
     with store.transaction() as session:
         assert _press_rows(session) == 1
@@ -211,10 +195,10 @@ def test_press_to_a_power_the_master_plays_as_a_dummy_is_taken(store) -> None:
     # the master plays a dummy (CD_DUMMIES, SOLITAIRE: "the Master CONTROLs all powers"), so
     # press to it is taken and read in the master's copy
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         games.dummy_power(session, game, "FRANCE", NOW)
     with store.transaction() as session:
-        sent = _send(session, _power(session, "ENGLAND"), "TO F", ["Still there?"])
+        sent = _send(session, power_seat(session, "ENGLAND"), "TO F", ["Still there?"])
         assert sent.powers == ("FRANCE",) and sent.master_to == (MASTER,)
     with store.transaction() as session:
         assert [r.recipients for r in session.scalars(select(Press))] == ["FRANCE"]
@@ -223,7 +207,7 @@ def test_press_to_a_power_the_master_plays_as_a_dummy_is_taken(store) -> None:
 def test_the_archive_shows_each_reader_what_they_may_see(store) -> None:
     with store.transaction() as session:
         _with_observers(session)
-        _send(session, _power(session, "FRANCE"), "TO E GREY", ["psst"])
+        _send(session, power_seat(session, "FRANCE"), "TO E GREY", ["psst"])
         _send(session, _observer(session, OBSERVERS[0]), "TO M", ["may I?"])
         _send(session, _master(session), "", ["welcome"], broadcast=True)
         first_observer, second_observer = (_observer(session, a).id for a in OBSERVERS)
@@ -273,7 +257,7 @@ def test_press_settings_refuse_no_change_and_announce_a_change(store) -> None:
         # what the settings now allow and refuse
         assert _send(session, _observer(session, OBSERVERS[0]), "", ["hi"], True).broadcast
         with pytest.raises(GameError) as refused:
-            _send(session, _power(session, "FRANCE"), "TO E GREY", ["psst"])
+            _send(session, power_seat(session, "FRANCE"), "TO E GREY", ["psst"])
         assert refused.value.code == "press_refused"
 
 
@@ -281,7 +265,7 @@ def test_press_settings_refuse_no_change_and_announce_a_change(store) -> None:
 
 def test_a_private_game_needs_its_privacy_password_unless_one_is_signed_on(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         assert not privacy.is_private(game)
         privacy.set_privacy(game, "sesame")
     with store.transaction() as session:
@@ -307,7 +291,7 @@ def test_a_private_game_needs_its_privacy_password_unless_one_is_signed_on(store
 def test_a_malformed_privacy_password_is_refused_and_the_game_stays_public(
         store, password: str) -> None:
     with store.transaction() as session:
-        _full_game(session)
+        full_game(session)
     with pytest.raises(GameError) as refused, store.transaction() as session:
         privacy.set_privacy(_game(session), password)
     assert (refused.value.code, refused.value.facts) == ("privacy_password_form", {})
@@ -334,7 +318,7 @@ def test_joining_a_private_game_takes_its_privacy_password(store) -> None:
 def test_wrong_privacy_passwords_are_counted_until_none_is_checked_that_day(store) -> None:
     guesser, other = "guesser@example.org", "other@example.org"
     with store.transaction() as session:
-        privacy.set_privacy(_full_game(session), "sesame")
+        privacy.set_privacy(full_game(session), "sesame")
     for _ in range(privacy.PER_SENDER):
         with pytest.raises(CountedRefusal) as refused, store.transaction() as session:
             privacy.require_sight(session, _game(session), NOW, what="x", sender=guesser,
@@ -371,9 +355,9 @@ def _absences(session) -> list[tuple[str, datetime, datetime]]:
 def test_an_absence_over_the_deadline_moves_it_and_withdrawing_it_moves_it_back(store) -> None:
     starts, ends = NOW + timedelta(days=1), NOW + timedelta(days=4)
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         assert game.deadline == DEADLINE
-        events, moved = absences.announce(session, game, _power(session, "FRANCE"), starts,
+        events, moved = absences.announce(session, game, power_seat(session, "FRANCE"), starts,
                                           ends, NOW)
         assert moved
         [told] = events
@@ -387,7 +371,7 @@ def test_an_absence_over_the_deadline_moves_it_and_withdrawing_it_moves_it_back(
         assert _absences(session) == [("granted", starts, ends)]
         assert game.deadline.replace(tzinfo=UTC) == ends
         assert game.base_deadline.replace(tzinfo=UTC) == DEADLINE
-        events, moved = absences.withdraw(session, game, _power(session, "FRANCE"), NOW,
+        events, moved = absences.withdraw(session, game, power_seat(session, "FRANCE"), NOW,
                                           by_master=False)
         assert moved
         [change] = events[0].changes
@@ -399,8 +383,8 @@ def test_an_absence_over_the_deadline_moves_it_and_withdrawing_it_moves_it_back(
 
 def test_an_absence_clear_of_the_deadline_leaves_it(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
-        events, moved = absences.announce(session, game, _power(session, "FRANCE"),
+        game = full_game(session)
+        events, moved = absences.announce(session, game, power_seat(session, "FRANCE"),
                                           DEADLINE + timedelta(hours=1),
                                           DEADLINE + timedelta(days=2), NOW)
         assert not moved and not events[0].changes[0].moved
@@ -417,10 +401,10 @@ def test_the_master_refuses_an_absence_before_it_begins_and_cancels_it_after(
         store, later: timedelta, status: str) -> None:
     starts, ends = NOW + timedelta(days=1), NOW + timedelta(days=4)
     with store.transaction() as session:
-        game = _full_game(session)
-        absences.announce(session, game, _power(session, "FRANCE"), starts, ends, NOW)
+        game = full_game(session)
+        absences.announce(session, game, power_seat(session, "FRANCE"), starts, ends, NOW)
     with store.transaction() as session:
-        events, moved = absences.withdraw(session, _game(session), _power(session, "FRANCE"),
+        events, moved = absences.withdraw(session, _game(session), power_seat(session, "FRANCE"),
                                           NOW + later, by_master=True)
         assert moved and events[0].changes[0].how == status
     with store.transaction() as session:
@@ -429,16 +413,16 @@ def test_the_master_refuses_an_absence_before_it_begins_and_cancels_it_after(
 
 
 def _no_absences(session) -> None:
-    _full_game(session).max_absence_days = 0
+    full_game(session).max_absence_days = 0
 
 
 @pytest.mark.parametrize("setup, starts, ends, code, facts", [
     (_no_absences, timedelta(days=1), timedelta(days=2), "no_absences_allowed", {"game": "g1"}),
-    (_full_game, timedelta(days=2), timedelta(days=1), "absence_backwards", {}),
-    (_full_game, timedelta(days=-3), timedelta(days=-1), "absence_over", {}),
-    (_full_game, timedelta(days=1), timedelta(days=15, minutes=1), "absence_too_long",
+    (full_game, timedelta(days=2), timedelta(days=1), "absence_backwards", {}),
+    (full_game, timedelta(days=-3), timedelta(days=-1), "absence_over", {}),
+    (full_game, timedelta(days=1), timedelta(days=15, minutes=1), "absence_too_long",
      {"game": "g1", "days": 14}),
-    (_full_game, timedelta(days=400), timedelta(days=401), "absence_too_far", {}),
+    (full_game, timedelta(days=400), timedelta(days=401), "absence_too_far", {}),
     (_terminated, timedelta(days=1), timedelta(days=2), "game_over", {"game": "g1"}),
 ], ids=["none_allowed", "backwards", "over", "too_long", "too_far", "game_over"])
 def test_a_refused_absence_stores_and_counts_nothing(
@@ -448,20 +432,20 @@ def test_a_refused_absence_stores_and_counts_nothing(
         setup(session)
         deadline = as_utc(_game(session).deadline)
     with pytest.raises(GameError) as refused, store.transaction() as session:
-        absences.announce(session, _game(session), _power(session, "FRANCE"), NOW + starts,
+        absences.announce(session, _game(session), power_seat(session, "FRANCE"), NOW + starts,
                           NOW + ends, NOW)
     assert (refused.value.code, refused.value.facts) == (code, facts)
     with store.transaction() as session:
         assert _absences(session) == []
         assert as_utc(_game(session).deadline) == deadline
-        assert counters.count(session, "absence", str(_power(session, "FRANCE").id), NOW) == 0
+        assert counters.count(session, "absence", str(power_seat(session, "FRANCE").id), NOW) == 0
 
 
 def test_an_absence_may_last_exactly_the_longest_allowed(store) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         game.max_absence_days = 3
-        absences.announce(session, game, _power(session, "FRANCE"), NOW,
+        absences.announce(session, game, power_seat(session, "FRANCE"), NOW,
                           NOW + timedelta(days=3), NOW)
     with store.transaction() as session:
         assert [a[0] for a in _absences(session)] == ["granted"]
@@ -470,27 +454,27 @@ def test_an_absence_may_last_exactly_the_longest_allowed(store) -> None:
 def test_one_open_absence_at_a_time_and_three_announced_a_day(store) -> None:
     starts, ends = NOW + timedelta(days=1), NOW + timedelta(days=2)
     with store.transaction() as session:
-        _full_game(session)
-        absences.announce(session, _game(session), _power(session, "FRANCE"), starts, ends, NOW)
+        full_game(session)
+        absences.announce(session, _game(session), power_seat(session, "FRANCE"), starts, ends, NOW)
     with pytest.raises(GameError) as refused, store.transaction() as session:
-        absences.announce(session, _game(session), _power(session, "FRANCE"), starts, ends, NOW)
+        absences.announce(session, _game(session), power_seat(session, "FRANCE"), starts, ends, NOW)
     assert (refused.value.code, refused.value.facts) == ("absence_already", {})
     # that refusal counted nothing: two more may be announced today
     for _ in range(2):
         with store.transaction() as session:
-            game, france = _game(session), _power(session, "FRANCE")
+            game, france = _game(session), power_seat(session, "FRANCE")
             absences.withdraw(session, game, france, NOW, by_master=False)
             absences.announce(session, game, france, starts, ends, NOW)
     with store.transaction() as session:
-        absences.withdraw(session, _game(session), _power(session, "FRANCE"), NOW, False)
+        absences.withdraw(session, _game(session), power_seat(session, "FRANCE"), NOW, False)
     with pytest.raises(GameError) as refused, store.transaction() as session:
-        absences.announce(session, _game(session), _power(session, "FRANCE"), starts, ends, NOW)
+        absences.announce(session, _game(session), power_seat(session, "FRANCE"), starts, ends, NOW)
     assert (refused.value.code, refused.value.facts) == (
         "absences_per_day", {"limit": absences.ANNOUNCED_PER_DAY})
     with store.transaction() as session:
         assert [a[0] for a in _absences(session)] == ["withdrawn"] * 3
         tomorrow = NOW + timedelta(days=1)
-        absences.announce(session, _game(session), _power(session, "FRANCE"),
+        absences.announce(session, _game(session), power_seat(session, "FRANCE"),
                           tomorrow, tomorrow + timedelta(days=1), tomorrow)
         assert [a[0] for a in _absences(session)] == ["withdrawn"] * 3 + ["granted"]
 
@@ -498,12 +482,12 @@ def test_one_open_absence_at_a_time_and_three_announced_a_day(store) -> None:
 @pytest.mark.parametrize("by_master", [False, True])
 def test_withdrawing_no_open_absence_is_refused(store, by_master: bool) -> None:
     with store.transaction() as session:
-        game = _full_game(session)
+        game = full_game(session)
         # one that is over does not count
-        absences.announce(session, game, _power(session, "FRANCE"), NOW - timedelta(days=2),
+        absences.announce(session, game, power_seat(session, "FRANCE"), NOW - timedelta(days=2),
                           NOW + timedelta(hours=1), NOW - timedelta(days=2))
     with pytest.raises(GameError) as refused, store.transaction() as session:
-        absences.withdraw(session, _game(session), _power(session, "FRANCE"),
+        absences.withdraw(session, _game(session), power_seat(session, "FRANCE"),
                           NOW + timedelta(hours=2), by_master)
     assert (refused.value.code, refused.value.facts) == (
         "no_open_absence", {"by_master": by_master, "power": "FRANCE"})
