@@ -7,6 +7,7 @@ write transaction (begin to commit) and how many there were, the size of the rep
 many mails were queued:
 
 * ``GET COMMANDS`` on every line of a full-size (256 KB) mail;
+* a full-size mail of one-letter lines (as many lines as a mail can hold);
 * ``HISTORY`` of a played game on 300 lines;
 * 1000 ``CREATE`` lines;
 * a master's 200 ``REPLACE`` lines to 200 new addresses.
@@ -78,7 +79,7 @@ def report(store: Store, name: str, n: int, seconds: float, watch: Transactions)
         reply = max((len(r) for r in s.scalars(select(OutboxMessage.raw).where(
             OutboxMessage.inbound_id == row.id))), default=0)
     longest = max(watch.lengths, default=0.0)
-    print(f"{name:34} {seconds * 1000:8.0f} ms  {len(watch.lengths):5d} write txns, "
+    print(f"{name:36} {seconds * 1000:8.0f} ms  {len(watch.lengths):5d} write txns, "
           f"longest {longest * 1000:6.1f} ms  reply {reply / 1024:7.1f} KB  "
           f"{queued:4d} mails queued  ({row.status})")
 
@@ -99,6 +100,7 @@ def main() -> None:
         run(store, pipeline, config, sender, body, 1000 + n)
     cases = [
         ("GET COMMANDS x 19,700 (256 KB)", "x@example.org", "GET COMMANDS\n" * 19_700),
+        ("one-letter lines x 125,000 (250 KB)", "w@example.org", "x\n" * 125_000),
         ("HISTORY g x 300", "y@example.org", "HISTORY g\n" * 300),
         ("CREATE x 1000", "z@example.org", "\n".join(f"CREATE f{i} pw" for i in range(1000))),
         ("REPLACE x 200 (master)", gm, "SIGNON Mg mpw\n" + "\n".join(

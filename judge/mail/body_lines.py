@@ -31,12 +31,24 @@ def _attribution_length(lines: list[str], i: int) -> int:
     return 0
 
 
-def _introduces_quote(lines: list[str], i: int) -> int:
+def _next_text(lines: list[str]) -> list[int]:
+    """For each line, the index of the first line at or after it that is not blank
+    (``len(lines)`` when none is).  Built once, backwards: looking ahead from every line
+    afresh made a mail of many lines cost time in the square of their number."""
+    found = [len(lines)] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        found[i] = i if lines[i].strip() else found[i + 1]
+    return found
+
+
+def _introduces_quote(lines: list[str], i: int, next_text: list[int]) -> int:
     """The length of an attribution at ``i`` whose original follows as ``>`` lines (the
     writer's own lines may come after it: a bottom-posted reply), else 0."""
     size = _attribution_length(lines, i)
-    following = [ln for ln in lines[i + size:] if ln.strip()]
-    return size if size and following and _QUOTED.match(following[0]) else 0
+    if not size:
+        return 0
+    first = next_text[min(i + size, len(lines))]
+    return size if first < len(lines) and _QUOTED.match(lines[first]) else 0
 
 
 def _starts_quoted_original(lines: list[str], i: int) -> bool:
@@ -78,6 +90,7 @@ def read_body(text: str) -> tuple[list[str], int]:
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = [line.rstrip() for line in text.split("\n")]
+    next_text = _next_text(lines)
     out: list[str] = []
     quoted = 0
     skip = 0
@@ -90,7 +103,7 @@ def read_body(text: str) -> tuple[list[str], int]:
         if _QUOTED.match(line):
             quoted += 1
             continue
-        attribution = _introduces_quote(lines, i)
+        attribution = _introduces_quote(lines, i, next_text)
         if attribution:
             skip = attribution - 1
             continue

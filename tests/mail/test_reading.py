@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import base64
+import sys
 from email.message import EmailMessage
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judge.mail.body_lines import read_body
 from judge.mail.reading import ReadMail, body_lines, read_message
 
 JUDGE = "judge@example.net"
@@ -466,3 +468,40 @@ def test_never_raises_on_mime_like_input(chunks: list[bytes], tail: bytes) -> No
     for text in (mail.sender, mail.from_header, mail.subject, *mail.lines, *mail.problems,
                  *mail.references, mail.message_id or ""):
         text.encode("utf-8")
+
+
+def _work_of_reading(text: str) -> int:
+    """How many string operations reading ``text``'s lines takes (counted, not timed)."""
+    calls = 0
+
+    def count(frame, event, arg):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        if event == "c_call":
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        read_body(text)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_reading_a_mail_of_many_lines_takes_work_in_proportion_to_them() -> None:
+    # Looking ahead from every line to the next non-blank one once made a full-size mail of
+    # one-letter lines (125,000 of them) cost two minutes of the worker.
+    small, large = (_work_of_reading(("x\n" * n) + ("On Monday, X wrote:\n\n" * n)) for n in
+                    (1_000, 4_000))
+    assert large < 4.5 * small, (small, large)
+
+
+@pytest.mark.parametrize("text, lines, quoted", [
+    ("On Mon, X wrote:\n\n\n> old\nA Par H\n", ["", "", "A Par H"], 1),
+    ("On Mon, X wrote:\n\n\nA Par H\n", [], 0),  # an unquoted original: reading stops
+    ("A Par H\nOn Mon, X\nwrote:\n   \n> old\n> older\n\nF Bre H", ["A Par H", "", "", "F Bre H"], 2),
+    ("On Mon, X wrote:", [], 0),
+    ("On Mon, X wrote:\n\n\n", [], 0),
+])
+def test_an_attribution_is_skipped_only_when_a_quote_follows_it(
+        text: str, lines: list[str], quoted: int) -> None:
+    assert read_body(text) == (lines, quoted)
