@@ -323,7 +323,7 @@ def check_sent_mail(judge: RunningJudge) -> int:
 def test_hostile_sessions_never_stop_the_judge(judge_factory):
     judge = judge_factory(JUDGE_JUDGE_REPLIES_PER_DAY="100000",
                           JUDGE_INTAKE_MAX_CONNECTIONS="40", JUDGE_INTAKE_SESSION_TIMEOUT="4",
-                          JUDGE_INTAKE_IDLE_TIMEOUT="3")
+                          JUDGE_INTAKE_IDLE_TIMEOUT="1")
     hostile, tally = Hostile(SEED), Tally()
     held = idle_sockets(judge, 10)
     for n in range(SESSIONS):
