@@ -27,6 +27,12 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import pytest
 
+# Keep compiled modules (pytest's rewritten test modules among them) in __pycache__ even where
+# the environment says not to (PYTHONDONTWRITEBYTECODE, common in containers): without them
+# every test process compiles every test module again, seconds of each run, and every judge
+# subprocess of an editable checkout compiles the judge again.
+sys.dont_write_bytecode = False
+
 # Cheap password hashes for the thousands of JOINs and SIGNONs the tests send (see
 # judge.service.passwords); set before any judge module is imported.
 PASSWORD_COST = os.environ.setdefault("JUDGE_PASSWORD_COST", "10")
