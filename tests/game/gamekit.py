@@ -42,6 +42,16 @@ class Judge:
     last_row: int = 0
     counter: int = 0
     passwords: dict[str, str] = field(default_factory=dict)
+    _pipeline: Pipeline | None = None
+    _read: dict[int, Sent] = field(default_factory=dict)
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """One pipeline for every mail, as the daemon has (built again when a test changed
+        the configuration): building one for each mail cost more than many a mail."""
+        if self._pipeline is None or self._pipeline.config is not self.config:
+            self._pipeline = Pipeline(self.config)
+        return self._pipeline
 
     def mail(self, sender: str, body: str, subject: str = "orders") -> Sent:
         """Send one mail; returns the reply to it (other new mail in ``self.new``)."""
@@ -55,7 +65,7 @@ class Judge:
         self.counter += 1
         raw = make_mail(body, sender=sender, subject=subject).as_bytes()
         store_arrivals(self.store, [Arrival(JUDGE_ADDRESS, sender, raw, message_id_of(raw))])
-        process_pending(self.store, self.config, Pipeline(self.config))
+        process_pending(self.store, self.config, self.pipeline)
         out = self.new()
         self.last_broadcasts = [m for m in out if not m.reply]
         return [m for m in out if m.reply]
@@ -67,13 +77,7 @@ class Judge:
                              .order_by(OutboxMessage.id)).all()
             out: list[Sent] = []
             for r in rows:
-                msg = email.message_from_bytes(r.raw, policy=policy.default)
-                sent = Sent(r.recipients.split(","), str(msg["Subject"]),
-                            body_of(msg).replace("\r\n", "\n"),
-                            reply=msg["Auto-Submitted"] == "auto-replied")
-                # Every mail, replies too, is a copy for one reader: nobody's copy names
-                # another address.
-                assert len(sent.to) == 1 and str(msg["To"]) == sent.to[0], (msg["To"], sent.to)
+                sent = self._read_row(r)
                 # A broadcast (or a reply) is queued as one copy per recipient, one after
                 # another: read the run of identical copies as one mail to all of them.
                 last = out[-1] if out else None
@@ -84,6 +88,22 @@ class Judge:
                     out.append(sent)
                 self.last_row = max(self.last_row, r.id)
         return out
+
+    def _read_row(self, row: OutboxMessage) -> Sent:
+        """A queued mail as a test reads it (each row parsed once: a row's mail never
+        changes, and tests read the outbox again and again)."""
+        known = self._read.get(row.id)
+        if known is None:
+            msg = email.message_from_bytes(row.raw, policy=policy.default)
+            known = Sent(row.recipients.split(","), str(msg["Subject"]),
+                         body_of(msg).replace("\r\n", "\n"),
+                         reply=msg["Auto-Submitted"] == "auto-replied")
+            # Every mail, replies too, is a copy for one reader: nobody's copy names
+            # another address.
+            assert len(known.to) == 1 and str(msg["To"]) == known.to[0], (msg["To"], known.to)
+            self._read[row.id] = known
+        # a copy: outbox() joins runs of copies into one Sent by extending its list
+        return Sent(list(known.to), known.subject, known.body, known.reply)
 
     def new(self) -> list[Sent]:
         """The mails queued since the last call (read once each: long games stay fast)."""
