@@ -8,6 +8,7 @@ same process, and a spool (:class:`Spool`) for the moments another writer holds 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 import weakref
@@ -23,6 +24,8 @@ from judge.store.models import InboundMessage, InboundStatus
 InboundRow = tuple[str, str | None, str, str, bytes]
 # the same and received_at, for SQLite (see stamped)
 StampedRow = tuple[str, str | None, str, str, bytes, str]
+
+log = logging.getLogger("judge.intake")
 
 
 def insert_inbound(store: Store, rows: list[InboundRow]) -> int:
@@ -113,6 +116,11 @@ class SqliteInbound:
         return new
 
 
+def _locked(exc: sqlite3.DatabaseError) -> bool:
+    """The error says only that another writer held the lock too long."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 _SQLITE_INBOUND: "weakref.WeakKeyDictionary[Store, SqliteInbound]" = weakref.WeakKeyDictionary()
 
 
@@ -140,6 +148,10 @@ class Spool:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # Spool rows the inbound table refused on their own (see move): kept in the spool,
+        # tried again when the spool is next opened (the daemon restarted, say, once an
+        # operator mended the database); the rest of the spool moves on without them.
+        self.held: set[int] = set()
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         db = self.connection
         db.execute("PRAGMA journal_mode=WAL")
@@ -177,20 +189,56 @@ class Spool:
         """Move what the spool holds, oldest first, and then the rows ``also``, into the
         inbound table in one transaction (one disk flush); False, with nothing written, when
         the lock is taken and ``wait`` is False."""
-        db = self.connection
-        spooled = db.execute(f"SELECT id, {self.COLUMNS} FROM spool ORDER BY id").fetchall()
-        if inbound.insert_stamped([row[1:] for row in spooled] + (also or []),
-                                  wait=wait) is None:
-            return False
-        if spooled:
+        spooled = [row for row in self.connection.execute(
+            f"SELECT id, {self.COLUMNS} FROM spool ORDER BY id") if row[0] not in self.held]
+        try:
+            if inbound.insert_stamped([row[1:] for row in spooled] + (also or []),
+                                      wait=wait) is None:
+                return False
+        except sqlite3.DatabaseError as exc:
+            if not spooled or _locked(exc):
+                raise  # the caller's own rows (it answers for them), or only busy
+            # A row the inbound table refuses must not keep every later message out of it
+            # (while the spool holds anything, new mail joins it): move them one by one.
+            if not self._move_one_by_one(inbound, spooled, wait):
+                return False
+            return also is None or self.move(inbound, also, wait=wait)
+        self._forget([row[0] for row in spooled])
+        return True
+
+    def _move_one_by_one(self, inbound: SqliteInbound, spooled: list[tuple], wait: bool) -> bool:
+        """Each spooled row in a transaction of its own; one refused is held back (logged).
+        False when the lock was taken before all were tried (what moved is forgotten)."""
+        moved: list[int] = []
+        try:
+            for row in spooled:
+                try:
+                    if inbound.insert_stamped([row[1:]], wait=wait) is None:
+                        return False
+                    moved.append(row[0])
+                except sqlite3.DatabaseError as exc:
+                    if _locked(exc):
+                        raise
+                    self.held.add(row[0])
+                    log.error("spooled message %s (spool row %d) cannot be stored in the "
+                              "inbound table (%s); it stays in %s, and is tried again when "
+                              "the judge starts", row[2], row[0], exc, self.path)
+        finally:
+            self._forget(moved)
+        return True
+
+    def _forget(self, ids: list[int]) -> None:
+        """Delete moved rows from the spool."""
+        if ids:
             # Need not reach the disk: rows moved again after a crash are known by their key.
+            db = self.connection
             db.execute("PRAGMA synchronous=NORMAL")
             try:
-                db.execute("DELETE FROM spool WHERE id <= ?", (spooled[-1][0],))
+                db.executemany("DELETE FROM spool WHERE id = ?", [(i,) for i in ids])
             finally:
                 db.execute("PRAGMA synchronous=FULL")
-        self.waiting = 0
-        return True
+        self.waiting = self.connection.execute("SELECT count(*) FROM spool").fetchone()[0] \
+            - len(self.held)
 
     def close(self) -> None:
         self.connection.close()

@@ -147,7 +147,12 @@ def test_a_row_that_cannot_be_stored_fails_alone_not_its_batch(judge):
     for t in threads:
         t.join(30)
     assert [codes[n] for n in range(12)] == [250] * 12
-    assert [codes[n] for n in range(12, 15)] == [451] * 3
+    # Refused with 451 (the sender's MTA tries again), or, when it came while another writer
+    # held the lock, taken into the spool and held back there, said in the log (judge.store.
+    # inbound.Spool): either way kept, and costing the others nothing.
+    assert all(codes[n] in (250, 451) for n in range(12, 15)), codes
+    held = sum(codes[n] == 250 for n in range(12, 15))
+    assert judge.log().count("cannot be stored in the inbound table") == held
     rows = wait_settled(judge, 12)
     assert len(rows) == 12 and {r[1] for r in rows} == {"done"}
     assert judge.proc.poll() is None

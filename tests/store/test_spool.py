@@ -134,3 +134,41 @@ def test_mail_left_in_the_spool_is_answered_after_a_restart(tmp_path: Path, db: 
         assert senders(db) == ["p1@example.org"]
     finally:
         assert judge.stop() == 0
+
+
+def test_a_spooled_message_the_database_refuses_is_held_back_and_the_rest_move_on(
+        db: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # A row the inbound table will not take (here a trigger refuses it; in life, whatever
+    # the database refuses) must not keep every later message in the spool for good.
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TRIGGER poison BEFORE INSERT ON inbound WHEN NEW.envelope_sender"
+                     " = 'p2@example.org' BEGIN SELECT RAISE(ABORT, 'poisoned'); END")
+    store = Store(f"sqlite:///{db}")
+
+    async def scenario() -> None:
+        writer = InboundWriter(store)
+        lock = Lock(db)
+        for n in (1, 2, 3):  # answered: durably in the spool
+            await asyncio.wait_for(writer.write([arrival(n)]), 5)
+        assert writer.spooled == 3
+        lock.release()
+        await writer.write([arrival(4)])
+        assert senders(db) == ["p1@example.org", "p3@example.org", "p4@example.org"]
+        assert writer.spooled == 0  # new mail no longer joins the spool
+        await writer.write([arrival(5)])
+        assert senders(db)[-1] == "p5@example.org"
+        await writer.close()
+
+    asyncio.run(scenario())
+    store.dispose()
+    assert "spool row 2" in caplog.text and "cannot be stored" in caplog.text
+    # Still in the spool file; once the database is mended, the next start moves it.
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER poison")
+    store = Store(f"sqlite:///{db}")
+    spool = Spool(Path(str(db) + ".spool"))
+    assert spool.waiting == 1
+    assert spool.move(SqliteInbound(store), wait=True) and spool.waiting == 0
+    assert senders(db)[-1] == "p2@example.org"
+    spool.close()
+    store.dispose()
