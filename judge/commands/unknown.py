@@ -20,6 +20,8 @@ from judge.commands.registry import all_commands, lookup
 # How alike a word must be to a command's word to be suggested (difflib's ratio, 0 to 1):
 # 0.75 takes LSIT for LIST and SIGNOM for SIGNON, not STATUS for START.
 _CUTOFF = 0.75
+# The longest word the answer repeats as written.
+_LONGEST_WORD = 40
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,10 @@ def unknown_command(text: str) -> UnknownCommand:
     suggestion = " ".join((*known, near[0])) if near else None
     if not known:
         options = ()
-    return UnknownCommand(" ".join(words[:len(known) + 1]), " ".join(known), options, suggestion)
+    written = " ".join(words[:len(known) + 1])
+    if len(written) > _LONGEST_WORD:  # no command is; the line is quoted above anyway
+        written = written[:_LONGEST_WORD] + "…"
+    return UnknownCommand(written, " ".join(known), options, suggestion)
 
 
 def _known_prefix(words: list[str], names: list[tuple[str, ...]]) -> tuple[str, ...]:

@@ -45,7 +45,20 @@ def make_environment() -> Environment:
                       autoescape=select_autoescape(enabled_extensions=("html",),
                                                    default_for_string=False, default=False))
     times.install(env)  # {{ moment | when }}: in the reader's zone
+    env.filters["quoted_line"] = quoted_line
     return env
+
+
+# The longest line a reply quotes back whole: a longer one is cut, so that a stranger's mail of
+# one huge line is not mailed back (to whatever address it claims) at twice its size.
+QUOTED_LINE = 300
+
+
+def quoted_line(text: str) -> str:
+    """A line of the mail as its reply quotes it: whole, or its beginning when very long."""
+    if len(text) <= QUOTED_LINE:
+        return text
+    return f"{text[:QUOTED_LINE]}… ({len(text):,} characters, cut here)"
 
 
 # A Message-ID the reply's header can carry: <left@right>, printable ASCII without spaces,

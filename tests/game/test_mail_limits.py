@@ -34,3 +34,15 @@ def test_passwords_are_never_quoted_back(judge_in_process: Judge) -> None:
     assert "sekr1t" not in body.lower()
     assert "> CREATE g **** TOURNAMENT t ****" in body
     assert "> SET PASSWORD ****" in body and "> SIGNON ?g ****" in body
+
+
+def test_a_huge_line_is_not_mailed_back_whole(judge_in_process: Judge) -> None:
+    # Quoted back whole, a stranger's mail of one 250 KB line came back at twice its size, to
+    # whatever address the mail claimed.
+    j = judge_in_process
+    huge = "frobnicate" + "x" * 250_000
+    body = j.mail("stranger@example.org", f"VERSION\n{huge}\n{'y' * 300}").body
+    assert len(body) < 3_000, len(body)
+    assert f"> {huge[:300]}… (250,010 characters, cut here)" in body
+    assert 'Error: unknown command "frobnicatexxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…".' in body
+    assert f"> {'y' * 300}\n" in body  # a line of the longest length quoted whole is whole
