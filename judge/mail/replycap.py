@@ -9,7 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from enum import Enum
 
+from sqlalchemy import Executable, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from judge.store.models import ReplyCount
@@ -35,18 +37,20 @@ def take_reply(session: Session, address: str, now: datetime, limit: int) -> Ver
 
 
 def _count_one_more(session: Session, address: str, day: str) -> int:
-    if session.get_bind().dialect.name == "postgresql":
-        # Two workers may take mail from one address at once: count in one atomic statement
-        # (read-then-write would lose a count, or both would insert the day's first row).
-        stmt = (pg_insert(ReplyCount).values(address=address, day=day, count=1)
-                .on_conflict_do_update(index_elements=["address", "day"],
-                                       set_={"count": ReplyCount.count + 1})
-                .returning(ReplyCount.count))
-        return int(session.execute(stmt).scalar_one())
-    # SQLite: every transaction begins IMMEDIATE, so writers take turns and this is safe.
-    row = session.get(ReplyCount, (address, day))
-    if row is None:
-        row = ReplyCount(address=address, day=day, count=0)
-        session.add(row)
-    row.count += 1
-    return row.count
+    # One atomic statement on either database: two workers may take mail from one address at
+    # once on PostgreSQL (read-then-write would lose a count, or both would insert the day's
+    # first row), and on SQLite it spares loading the row into the session first.
+    dialect = session.get_bind().dialect.name
+    stmt = _COUNT.get(dialect)
+    if stmt is None:  # built once per dialect: building it cost more than running it
+        insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        stmt = _COUNT[dialect] = (
+            insert(ReplyCount).values(address=bindparam("address"), day=bindparam("day"),
+                                      count=1)
+            .on_conflict_do_update(index_elements=["address", "day"],
+                                   set_={"count": ReplyCount.count + 1})
+            .returning(ReplyCount.count))
+    return int(session.execute(stmt, dict(address=address, day=day)).scalar_one())
+
+
+_COUNT: dict[str, Executable] = {}
