@@ -15,6 +15,7 @@ internationalised domain in its ASCII (``xn--``) form, which every relay accepts
 from __future__ import annotations
 
 from email.utils import parseaddr
+from functools import lru_cache
 
 from email_validator import EmailNotValidError, validate_email
 
@@ -37,6 +38,14 @@ def checked_address(text: str) -> str:
         raise AddressError("no address given")
     if len(address) > MAX_ADDRESS:
         raise AddressError(f"an address has at most {MAX_ADDRESS} characters")
+    return _validated(address)
+
+
+# The same few addresses are checked for every mail (its sender, each copy's recipient);
+# a check is a pure function of the text and a tenth of a millisecond.  Only good addresses
+# are remembered (a refusal raises, and lru_cache keeps no exception), and only so many.
+@lru_cache(maxsize=4096)
+def _validated(address: str) -> str:
     try:
         found = validate_email(address, check_deliverability=False, allow_smtputf8=False,
                                allow_quoted_local=False, allow_domain_literal=False,
