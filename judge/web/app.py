@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import urlencode
@@ -68,10 +69,17 @@ def _matches(request: web.Request, etag: str) -> bool:
     return any(t.strip() in (etag, "*", f"W/{etag}") for t in wanted.split(","))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 @web.middleware
 async def guard(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-    """Security headers on every answer; ETag and 304 on every successful GET."""
+    """Security headers on every answer; ETag and 304 on every successful GET.  A name in
+    the path holding a control character names nothing (and PostgreSQL refuses a NUL in a
+    query): no such page, without asking the store."""
     try:
+        if any(_CONTROL.search(value) for value in request.match_info.values()):
+            raise web.HTTPNotFound()
         response = await handler(request)
     except web.HTTPException as exc:  # no such route, a wrong method: plain text
         if exc.status >= 300 and exc.status < 400:
