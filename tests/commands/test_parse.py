@@ -130,9 +130,9 @@ _STORE: list[Store] = []
 
 
 @pytest.fixture(autouse=True)
-def _store(db_url: str) -> Iterator[None]:
+def _store(migrated_db_url: str) -> Iterator[None]:
     """Commands run in savepoints of a real store's transaction."""
-    store = Store(db_url)
+    store = Store(migrated_db_url)
     ensure_schema(store.engine)
     _STORE.append(store)
     yield
@@ -210,10 +210,10 @@ def test_signoff_ends_the_mail_and_is_answered(config: Config) -> None:
     assert "rest of the mail was not read" in answers[1].response
 
 
-def test_list_answers_even_without_games(config: Config, db_url: str) -> None:
+def test_list_answers_even_without_games(config: Config, migrated_db_url: str) -> None:
     from judge.store.db import Store
     from judge.store.schema import ensure_schema
-    store = Store(db_url)
+    store = Store(migrated_db_url)
     ensure_schema(store.engine)
     mail = read_message(make_mail("LIST\nLIST war1901\n").as_bytes(),
                         envelope_sender="alice@example.org", judge_address=config.judge.address)

@@ -31,10 +31,10 @@ def config(tmp_path: Path) -> Config:
 
 
 @pytest.fixture
-def store(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+def store(migrated_db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     # The cap counts per UTC day: pin the pipeline's clock so the test never straddles midnight.
     monkeypatch.setattr(pipeline, "utcnow", lambda: NOW)
-    s = Store(db_url)
+    s = Store(migrated_db_url)
     ensure_schema(s.engine)
     yield s
     s.dispose()

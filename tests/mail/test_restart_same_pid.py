@@ -30,7 +30,9 @@ def lease(store: Store, sender: str, owner: str) -> None:
         row.lease_until = utcnow() + timedelta(minutes=5)
 
 
-def test_a_restart_with_the_same_pid_takes_back_the_dead_ones_leases(tmp_path: Path, db_url: str):
+def test_a_restart_with_the_same_pid_takes_back_the_dead_ones_leases(tmp_path: Path,
+                                                                    migrated_db_url: str):
+    db_url = migrated_db_url
     store = Store(db_url)
     ensure_schema(store.engine)
     port = free_port()
