@@ -288,13 +288,16 @@ def query(db: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
         conn.close()
 
 
-def wait_outbox(db: Path, want: int, timeout: float) -> tuple[float | None, int]:
-    """Poll until the outbox holds ``want`` rows; returns (perf_counter when seen, count)."""
+def wait_outbox(db: Path, want: int, timeout: float, sent: bool = False
+                ) -> tuple[float | None, int]:
+    """Poll until the outbox holds ``want`` rows (``sent``: sent ones); returns (perf_counter
+    when seen, count)."""
     deadline = time.perf_counter() + timeout
     count = 0
+    sql = "SELECT count(*) FROM outbox" + (" WHERE status = 'sent'" if sent else "")
     while True:
         try:
-            count = query(db, "SELECT count(*) FROM outbox")[0][0]
+            count = query(db, sql)[0][0]
         except sqlite3.OperationalError:
             pass  # busy for a moment (checkpoint); try again
         now = time.perf_counter()
@@ -373,6 +376,12 @@ def main() -> int:
             judged = send_all(port, messages, m)
             stored = query(db, "SELECT count(*) FROM inbound")[0][0]
             seen_at, replies = wait_outbox(db, judged.ok, args.e2e_timeout)
+            sent_at, sent = wait_outbox(db, judged.ok, args.e2e_timeout, sent=True)
+            # Each reply's delay: from the mail's arrival until its reply was sent.
+            delays = sorted(row[0] for row in query(
+                db, "SELECT (julianday(o.sent_at) - julianday(i.received_at)) * 86400.0"
+                    " FROM outbox o JOIN inbound i ON o.inbound_id = i.id"
+                    " WHERE o.status = 'sent'"))
             journal = query(db, "PRAGMA journal_mode")[0][0]
             outbox_status = dict(query(db, "SELECT status, count(*) FROM outbox GROUP BY status"))
             inbound_status = dict(query(db, "SELECT status, count(*) FROM inbound GROUP BY status"))
@@ -410,6 +419,13 @@ def main() -> int:
         else:
             print(f"end to end: only {replies} of {judged.ok} reply rows after "
                   f"{args.e2e_timeout:.0f} s of waiting")
+        if sent_at is not None:
+            e2e = sent_at - judged.started_at
+            print(f"end to end (first send -> {sent} replies sent): {e2e:.2f} s, "
+                  f"{sent / e2e:.0f} replies/s")
+        if delays:
+            print(f"each reply's delay (arrival -> reply sent): median {pct(delays, 50):.2f} s, "
+                  f"p90 {pct(delays, 90):.2f} s, max {delays[-1]:.2f} s")
         for label, r in (("bare", bare), ("judge", judged)):
             for reason, count in r.failures.items():
                 print(f"{label} failure x{count}: {reason}")

@@ -1,20 +1,25 @@
 """The daemon's two processes: the back office (worker, sender, scheduler) is started with the
-daemon, started again when it ends, stopped with it, and dies with it when it is killed; and
-the two take turns at SQLite's write lock."""
+daemon, started again when it ends, stopped with it, and dies with it when it is killed; the
+two take turns at SQLite's write lock; and in the back office the worker leaves the sender its
+share of the time."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
+import socket
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from conftest import RunningJudge, make_mail, process_gone as gone
-from judge.config import Config, JudgeSection
+from judge.back_office import Loops
+from judge.config import Config, DatabaseSection, JudgeSection, OutboundSection
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.worker import claim_batch, process_batch
 from judge.pipeline import Pipeline
@@ -155,3 +160,44 @@ def test_while_intake_waits_the_worker_commits_after_each_message(asked: bool,
     with store.reading() as s:
         assert {r.status for r in s.query(InboundMessage)} == {"done"}
 
+
+
+# --------------------------------------------------------------------------- worker and sender
+
+
+@pytest.fixture
+def loops(migrated_db_url: str, tmp_path: Path) -> Iterator[Loops]:
+    ours, theirs = socket.socketpair()
+    config = Config(judge=JudgeSection(address="judge@example.org"),
+                    database=DatabaseSection(url=migrated_db_url),
+                    outbound=OutboundSection(transport=f"maildir:{tmp_path / 'mail'}"))
+    made = Loops(config, theirs)
+    yield made
+    made.store.dispose()
+    ours.close()
+    theirs.close()
+
+
+def test_after_a_batch_the_worker_leaves_the_sender_at_most_as_long_as_the_batch_took(
+        loops: Loops) -> None:
+    async def play() -> None:
+        # Nothing left to send: the worker goes on at once, however long its batch was.
+        loops.batch_seconds = 3600.0
+        await asyncio.wait_for(loops._share_with_the_sender(), 10)
+        # Mail queued: the worker waits until the sender has caught up...
+        loops.sender_caught_up.clear()
+        waiting = asyncio.create_task(loops._share_with_the_sender())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        loops.sender_caught_up.set()
+        await asyncio.wait_for(waiting, 10)
+        # ...or, when the sender is slow, for as long as its own batch took, and no longer.
+        loops.sender_caught_up.clear()
+        loops.batch_seconds = 0.01
+        await asyncio.wait_for(loops._share_with_the_sender(), 10)
+        # Stopping: no waiting at all.
+        loops.batch_seconds = 3600.0
+        loops.stopping.set()
+        await asyncio.wait_for(loops._share_with_the_sender(), 10)
+
+    asyncio.run(play())
