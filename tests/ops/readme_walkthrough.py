@@ -96,16 +96,16 @@ def script(blocks: list[Block], database: str, names: dict[str, str], after: str
             continue
         commands, count = with_names(block.commands, names)
         named += count
-        parts.append(f"\nwhere='README line {block.line}'\necho '### README line {block.line}' \"(at $SECONDS s)\"\n"
-                     f"{commands}\n")
+        parts.append(f"\nwhere='README line {block.line}'\n"
+                     f"echo '### README line {block.line}' \"(at $SECONDS s)\"\n{commands}\n")
         if block.then:
             parts.append(f"where='the test step after README line {block.line}: {block.then}'\n"
                          f"{block.then}\n")
     if named != len(names):
         raise ReadmeError(f"the README should set each of {', '.join(names)} once in a run "
                           f"block; {named} assignment(s) found")
-    parts.append(f"\nwhere='the test, after the walk-through'\necho '### after the walk-through' \"(at $SECONDS s)\"\n"
-                 f"{after}\n")
+    parts.append(f"\nwhere='the test, after the walk-through'\n"
+                 f"echo '### after the walk-through' \"(at $SECONDS s)\"\n{after}\n")
     return "".join(parts)
 
 
