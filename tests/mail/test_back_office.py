@@ -161,7 +161,6 @@ def test_while_intake_waits_the_worker_commits_after_each_message(asked: bool,
         assert {r.status for r in s.query(InboundMessage)} == {"done"}
 
 
-
 # --------------------------------------------------------------------------- worker and sender
 
 

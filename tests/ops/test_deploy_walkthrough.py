@@ -358,7 +358,6 @@ def logs_what_the_readme_says_and_stops_cleanly(walkthrough: Walkthrough) -> Non
     assert final["active"] == "inactive", final
 
 
-
 def test_following_the_readme_gives_a_judge_that_answers_mail_logs_and_stops_cleanly(
         walkthrough: Walkthrough) -> None:
     # One test, so that the walk-through (half a minute: two pip installs, Postfix's Debian
