@@ -3,19 +3,20 @@ and the tests check what a person sees: the map is there (the browser fetched it
 drawn on the screen), the phase links lead to their phases, no private text appears.
 
 Chromium is an external program (the Debian package ``chromium``; .ci/run installs it): without
-it these tests are skipped, saying so."""
+it these tests are skipped, saying so.  One browser serves the module (headless.py), each page
+in a context of its own that shares no cache with any other."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
+from headless import Chromium
 from webkit import G, MASTER, Web, game_played_by_mail, signon
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -24,25 +25,29 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None,
 SECRET = "Meet me in Munich, tell nobody."
 
 
-def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """Headless Chromium with a new profile each time, so nothing comes from its cache (root
-    needs --no-sandbox)."""
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
     assert CHROMIUM is not None
-    profile = tempfile.mkdtemp(prefix="profile-", dir=tmp_path)
-    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                           "--no-first-run", "--hide-scrollbars",
-                           f"--user-data-dir={profile}", *args],
-                          capture_output=True, timeout=120, check=True)
+    chromium = Chromium(CHROMIUM, tmp_path_factory.mktemp("chromium"))
+    yield chromium
+    chromium.close()
 
 
-def dom(tmp_path: Path, url: str) -> str:
-    return chromium(tmp_path, "--dump-dom", url).stdout.decode("utf-8")
+def dom(browser: Chromium, url: str) -> str:
+    page = browser.open(url, 1000, 800)
+    try:
+        return page.dom()
+    finally:
+        page.close()
 
 
-def screenshot(tmp_path: Path, url: str, name: str, size: str) -> Path:
-    path = tmp_path / name
-    chromium(tmp_path, f"--screenshot={path}", f"--window-size={size}", url)
-    return path
+def screenshot(browser: Chromium, url: str, path: Path, size: str) -> Path:
+    width, height = (int(x) for x in size.split(","))
+    page = browser.open(url, width, height)
+    try:
+        return page.screenshot(path)
+    finally:
+        page.close()
 
 
 @pytest.fixture
@@ -57,17 +62,18 @@ def played(web: Web) -> Web:
     return web
 
 
-def test_the_game_page_shows_the_map_and_no_private_text(played: Web, tmp_path: Path) -> None:
+def test_the_game_page_shows_the_map_and_no_private_text(played: Web, browser: Chromium,
+        tmp_path: Path) -> None:
     from PIL import Image
     url = f"{played.base}/games/{G}"
-    page = dom(tmp_path, url)
+    page = dom(browser, url)
     assert f"<h1>{G}</h1>" in page
     assert re.search(rf'<img src="/games/{G}/map.png" alt="Map of {G} at Fall of 1901. '
                      'Movement"', page)
     assert "Vive la &lt;b&gt;France&lt;/b&gt;!" in page  # the press as text, not markup
     assert SECRET not in page and "@example.org" not in page.replace("judge@example.org", "")
     played.served.clear()
-    shot = screenshot(tmp_path, url, "game.png", "1000,1600")
+    shot = screenshot(browser, url, tmp_path / "game.png", "1000,1600")
     # the browser fetched the map and the style sheet, and nothing failed
     assert (f"/games/{G}/map.png", 200) in played.served
     assert ("/style.css", 200) in played.served
@@ -80,11 +86,11 @@ def test_the_game_page_shows_the_map_and_no_private_text(played: Web, tmp_path: 
         assert colours is not None and len(colours) > 500, len(colours or [])
 
 
-def test_the_phase_links_lead_to_each_phase_with_its_map(played: Web, tmp_path: Path) -> None:
-    page = dom(tmp_path, f"{played.base}/games/{G}")
+def test_the_phase_links_lead_to_each_phase_with_its_map(played: Web, browser: Chromium) -> None:
+    page = dom(browser, f"{played.base}/games/{G}")
     links = re.findall(rf'<a href="(/games/{G}/phases/\w+)">(\w+)</a>', page)
     assert links == [(f"/games/{G}/phases/S1901M", "S1901M")]
-    phase = dom(tmp_path, played.base + links[0][0])
+    phase = dom(browser, played.base + links[0][0])
     assert f"<h1>{G}: Spring of 1901. Movement</h1>" in phase
     assert f'<img src="/games/{G}/phases/S1901M/map.png"' in phase
     assert "France: Army Paris -&gt; Burgundy." in phase
@@ -93,13 +99,13 @@ def test_the_phase_links_lead_to_each_phase_with_its_map(played: Web, tmp_path: 
     assert back is not None
 
 
-def test_a_private_game_shows_a_form_and_nothing_of_the_game(web: Web, tmp_path: Path) -> None:
+def test_a_private_game_shows_a_form_and_nothing_of_the_game(web: Web, browser: Chromium) -> None:
     web.judge.mail(MASTER, "CREATE hidden mpw PRIVACY hush")
-    page = dom(tmp_path, f"{web.base}/games/hidden")
+    page = dom(browser, f"{web.base}/games/hidden")
     assert "<h1>hidden is a private game</h1>" in page
     assert '<input id="password" name="password" type="password"' in page
     assert "forming" not in page and "map.png" not in page
-    assert "hidden" not in dom(tmp_path, f"{web.base}/")
+    assert "hidden" not in dom(browser, f"{web.base}/")
 
 
 def keep(shot: Path) -> None:
@@ -109,7 +115,8 @@ def keep(shot: Path) -> None:
         shutil.copy(shot, Path(folder) / shot.name)
 
 
-def test_screenshots_for_a_desk_and_a_phone(played: Web, tmp_path: Path) -> None:
+def test_screenshots_for_a_desk_and_a_phone(played: Web, browser: Chromium,
+        tmp_path: Path) -> None:
     """Pictures to look at (docs/images/web-game.png is one): the game on a desk and on a
     phone, the list, a phase.  Each is a picture of the whole window asked for."""
     from PIL import Image
@@ -119,9 +126,9 @@ def test_screenshots_for_a_desk_and_a_phone(played: Web, tmp_path: Path) -> None
                              ("phone.png", f"/games/{G}", "390,2400"),
                              ("list.png", "/", "1000,600"),
                              ("phase.png", f"/games/{G}/phases/S1901M", "1000,1800")):
-        shot = screenshot(tmp_path, played.base + path, name, size)
+        shot = screenshot(browser, played.base + path, tmp_path / name, size)
         with Image.open(shot) as img:
             assert img.size == tuple(int(x) for x in size.split(","))
         keep(shot)
-    page = dom(tmp_path, f"{played.base}/")
+    page = dom(browser, f"{played.base}/")
     assert 'name="viewport" content="width=device-width, initial-scale=1"' in page
