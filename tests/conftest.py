@@ -574,4 +574,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # an import.  It is loaded after this
 # module has run, which matters: the kit imports its mail helpers from here.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "game"))
-pytest_plugins = ["gamekit", "webkit"]
+# The README walk-through's runner is one too: it may start the walk-through ahead of the tests
+# (tests/ops/walkthrough_sandbox.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "ops"))
+pytest_plugins = ["gamekit", "webkit", "walkthrough_sandbox"]

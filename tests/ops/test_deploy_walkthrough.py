@@ -16,64 +16,26 @@ it names is not used), the SQLite one otherwise.
 
 It needs root (it creates a user and mounts overlays, all inside namespaces that vanish with
 it), the packages the README installs, and the network once to fetch the wheels (kept in
-pytest's cache); otherwise it is skipped with the reason.  The cheaper tests below check that
-what the README names exists.
+pytest's cache); otherwise it is skipped with the reason.  The sandbox and its run are in
+tests/ops/walkthrough_sandbox.py, which on a suite of several workers starts the run ahead.
+The cheaper tests below check that what the README names exists.
 """
 
 from __future__ import annotations
 
-import email
-import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
-import tarfile
-import tempfile
-import time
-from email import policy
 from email.message import EmailMessage
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import JUDGE_EXE, on_postgresql
-from readme_walkthrough import DATABASES, ReadmeError, read_blocks, run_blocks, script
-
-ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "deploy" / "README.md"
-SANDBOX = Path(__file__).resolve().parent / "sandbox"
-SYSTEM_PYTHON = Path("/usr/bin/python3")
-# The admin's own names, in place of the README's examples: a step that ignores them fails.
-NAMES = {"JUDGE_DOMAIN": "diplomacy.test", "JUDGE_NAME": "TESTJUDGE"}
-JUDGE = f"judge@{NAMES['JUDGE_DOMAIN']}"
-DATABASE = "postgresql" if on_postgresql() else "sqlite"
-# Stand-ins in the sandbox: command name -> (script, its first argument)
-STAND_INS = {
-    "apt-get": ("fake_apt.py", "apt-get"),
-    "systemctl": ("fake_systemd.py", "systemctl"),
-    "journalctl": ("fake_systemd.py", "journalctl"),
-    "await-reply": ("checkpoints.py", "await-reply"),
-    "mail-from-outside": ("checkpoints.py", "mail-from-outside"),
-}
-HOST_TOOLS = ("unshare", "mount", "ip", "setpriv", "runuser", "useradd", "dpkg-query",
-              "debconf-set-selections", "dpkg-reconfigure", "postfix", "postconf", "postmap",
-              "postqueue", "postcat", "sendmail", "sqlite3", "systemd-analyze", "git")
-# After the walk-through: another site mails the judge, then the evidence is collected and the
-# judge stopped the README's way.
-AFTER = """\
-mail-from-outside
-await-reply 2
-judge-as-service inbound list --status all > "$WALKTHROUGH_OUT/inbound.txt"
-judge-as-service check-config > "$WALKTHROUGH_OUT/check-config.txt"
-systemctl stop judge
-find /etc/judge /var/lib/judge -printf '%p %u:%g %m\\n' > "$WALKTHROUGH_OUT/ownership.txt"
-cp "$WALKTHROUGH_STATE/judge.json" "$WALKTHROUGH_OUT/final-state.json"
-cp "$WALKTHROUGH_STATE/judge.journal" "$WALKTHROUGH_OUT/journal.txt"
-"""
-
+from conftest import JUDGE_EXE
+from readme_walkthrough import DATABASES, ReadmeError, read_blocks, script
+from walkthrough_sandbox import (DATABASE, JUDGE, NAMES, README, ROOT, STAND_INS, Walkthrough,
+                                 run_or_wait)
 
 # --------------------------------------------------------------------------- what the README names
 
@@ -149,160 +111,22 @@ def test_the_judge_commands_and_options_the_readme_names_exist() -> None:
 # --------------------------------------------------------------------------- the walk-through
 
 
-def missing_prerequisites() -> list[str]:
-    missing = [tool for tool in HOST_TOOLS
-               if shutil.which(tool, path="/usr/sbin:/usr/bin:/sbin:/bin") is None]
-    if not SYSTEM_PYTHON.exists():
-        missing.append(str(SYSTEM_PYTHON))
-    if "overlay" not in Path("/proc/filesystems").read_text():
-        missing.append("overlayfs")
-    if shutil.which("dpkg-query"):
-        for block in run_blocks(README, DATABASE):
-            for line in re.findall(r"^apt-get install (.+)$", block.commands, re.M):
-                for package in (w for w in line.split() if not w.startswith("-")):
-                    status = subprocess.run(
-                        ["dpkg-query", "-W", "-f", "${db:Status-Status}", package],
-                        capture_output=True, text=True).stdout
-                    if status != "installed":
-                        missing.append(f"the package {package}")
-    return missing
-
-
-@pytest.fixture(scope="module")
-def walkthrough_prerequisites() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("the README walk-through needs root (it creates a user and mounts overlays, "
-                    "inside namespaces of its own)")
-    missing = missing_prerequisites()
-    if missing:
-        pytest.skip(f"the README walk-through on {DATABASE} needs {', '.join(missing)} on this "
-                    "host (.ci/run installs Postfix)")
-
-
-def checkout_files() -> list[str]:
-    """The checkout's files as a clone would have them, with uncommitted edits."""
-    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                              "--exclude-standard"], cwd=ROOT, capture_output=True, check=False)
-    if listing.returncode != 0:
-        pytest.skip("the README walk-through packs the checkout with git, and this is not one")
-    return [name for name in listing.stdout.decode().split("\0")
-            if name and (ROOT / name).is_file()]
-
-
-def pack_checkout(target: Path) -> None:
-    """What the README's `git archive --prefix=judge/` makes, from the files under test."""
-    with tarfile.open(target, "w:gz") as tar:
-        for name in checkout_files():
-            tar.add(ROOT / name, arcname=f"judge/{name}", recursive=False)
-
-
-def wheelhouse(cache: pytest.Cache) -> Path:
-    """The judge's dependencies as wheels for the sandbox's Python (the system one), fetched
-    once per version of pyproject.toml: the sandbox has no network."""
-    version = subprocess.run([str(SYSTEM_PYTHON), "-c", "import platform; "
-                              "print(platform.python_version())"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + version.encode()).hexdigest()
-    folder = cache.mkdir("deploy-walkthrough-wheels")
-    stamp = folder / "complete"
-    if stamp.exists() and stamp.read_text() == key:
-        return folder
-    stamp.unlink(missing_ok=True)
-    result = subprocess.run(
-        [str(Path(JUDGE_EXE).with_name("pip")), "download", "--quiet", "--dest", str(folder),
-         "--python-version", version, "--only-binary=:all:",
-         f"{ROOT}[postgres]", "setuptools>=68", "wheel"],
-        capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        pytest.skip(f"cannot fetch the judge's dependencies for the offline sandbox: "
-                    f"{result.stderr.strip().splitlines()[-1:]}")
-    stamp.write_text(key)
-    return folder
-
-
-def stand_ins(bin_dir: Path, sandbox: Path) -> None:
-    bin_dir.mkdir()
-    for command, (module, tool) in STAND_INS.items():
-        wrapper = bin_dir / command
-        wrapper.write_text(f'#!/bin/sh\nexec {SYSTEM_PYTHON} {sandbox / module} {tool} "$@"\n')
-        wrapper.chmod(0o755)
-
-
-def read_reply(path: Path) -> EmailMessage:
-    """A mail as ``postcat -h -b`` prints it: the header and body records, one per line."""
-    lines = path.read_bytes().decode(errors="replace").splitlines()
-    kept = [line for line in lines if not line.startswith("*** ")]
-    return email.message_from_string("\n".join(kept) + "\n", policy=policy.default)
-
-
 def body_text(msg: EmailMessage) -> str:
     part = msg.get_body(("plain",))
     assert part is not None
     return part.get_content()
 
 
-class Walkthrough:
-    """One run of the README in the sandbox: its output, and what it left in ``out``."""
-
-    def __init__(self, base: Path, returncode: int, seconds: float) -> None:
-        self.base = base
-        self.out = base / "out"
-        self.returncode = returncode
-        self.seconds = seconds
-        self.log = (base / "walkthrough.log").read_text(errors="replace")
-
-    def text(self, name: str) -> str:
-        path = self.out / name
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    def replies(self) -> dict[str, EmailMessage]:
-        """Each mail the judge handed to Postfix, by its recipient."""
-        folder = self.out / "replies"
-        found = {}
-        for path in sorted(folder.iterdir()) if folder.is_dir() else []:
-            msg = read_reply(path)
-            found[str(msg["To"].addresses[0].addr_spec)] = msg
-        return found
-
-    def explain(self) -> str:
-        state = self.base / "state" / "judge.journal"
-        journal = state.read_text(errors="replace") if state.exists() else ""
-        return f"{self.log[-6000:]}\n--- judge's journal ---\n{journal[-4000:]}"
-
-
 @pytest.fixture
-def walkthrough(walkthrough_prerequisites: None,
-                request: pytest.FixtureRequest) -> Iterator[Walkthrough]:
-    base = Path(tempfile.mkdtemp(prefix="judge-walkthrough-"))
+def walkthrough(request: pytest.FixtureRequest) -> Iterator[Walkthrough]:
+    done = run_or_wait(request.config)
     try:
-        (base / "out").mkdir()
-        (base / "state").mkdir()
-        sandbox = base / "sandbox"
-        shutil.copytree(SANDBOX, sandbox)
-        stand_ins(base / "bin", sandbox)
-        pack_checkout(base / "judge.tar.gz")
-        cache = getattr(request.config, "cache", None)
-        if cache is None:
-            pytest.skip("the README walk-through keeps its wheels in pytest's cache, which is "
-                        "turned off (-p no:cacheprovider)")
-        (base / "wheelhouse").symlink_to(wheelhouse(cache))
-        (base / "walkthrough.sh").write_text(
-            script(read_blocks(README.read_text()), DATABASE, NAMES, AFTER))
-        started = time.monotonic()
-        with open(base / "walkthrough.log", "wb") as log:
-            # --kill-child: whatever happens to the test, nothing started inside outlives it.
-            result = subprocess.run(
-                ["unshare", "--mount", "--net", "--pid", "--uts", "--fork", "--kill-child",
-                 "--mount-proc", "--propagation", "private",
-                 "bash", str(sandbox / "enter.sh"), str(base)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, timeout=300)
-        done = Walkthrough(base, result.returncode, time.monotonic() - started)
         steps = "\n".join(line for line in done.log.splitlines() if line.startswith("### "))
         print(f"README walk-through on {DATABASE}: exit {done.returncode} after "
               f"{done.seconds:.1f} s\n{steps}")
         yield done
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(done.base, ignore_errors=True)
 
 
 def answers_mail(walkthrough: Walkthrough) -> None:
