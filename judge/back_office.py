@@ -200,9 +200,9 @@ class BackOffice:
             return
         process.terminate()  # SIGTERM: finish the step in hand, then end
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
-        while process.is_alive() and loop.time() < deadline:
-            await asyncio.sleep(0.05)
+        # (join in a thread: the supervising task already watches the sentinel, and a file
+        # descriptor has one reader in the event loop)
+        await loop.run_in_executor(None, process.join, grace)
         if process.is_alive():
             log.warning("back office still busy after %.0f s; killing it", grace)
             process.kill()
