@@ -27,6 +27,10 @@ from judge.store.db import Store
 from judge.store.models import InboundMessage
 from judge.store.turns import MAX_WAIT, WriteTurns
 
+# Much of this module's time is spent waiting (back offices ending and starting again): it runs first
+# (tests/conftest.py).
+pytestmark = pytest.mark.waits_long
+
 STARTED = re.compile(r"back office started \(pid (\d+)\)")
 
 

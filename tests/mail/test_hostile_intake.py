@@ -28,8 +28,14 @@ from dataclasses import dataclass, field
 from email import policy
 from typing import Callable
 
+import pytest
+
 from conftest import RunningJudge, body_of, make_mail
 from judge.mail.clean import has_control
+
+# Much of this module's time is spent waiting (stalled sessions): it runs first
+# (tests/conftest.py).
+pytestmark = pytest.mark.waits_long
 
 SEED = int(os.environ.get("JUDGE_HOSTILE_SEED", "5417"))
 SESSIONS = int(os.environ.get("JUDGE_HOSTILE_SESSIONS", "300"))

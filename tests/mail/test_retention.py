@@ -8,7 +8,13 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from conftest import RunningJudge, make_mail
+
+# Much of this module's time is spent waiting (the retention time): it runs first
+# (tests/conftest.py).
+pytestmark = pytest.mark.waits_long
 
 PASSWORD = b"pwGermany-s3cret"
 OLD = datetime.now(timezone.utc) - timedelta(days=30)

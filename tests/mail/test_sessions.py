@@ -18,6 +18,10 @@ import pytest
 from conftest import JUDGE_EXE, RunningJudge, free_port, judge_env, make_mail
 from judge.logs import RepeatFilter
 
+# Much of this module's time is spent waiting (session time limits): it runs first
+# (tests/conftest.py).
+pytestmark = pytest.mark.waits_long
+
 
 def connect(judge: RunningJudge) -> socket.socket:
     return socket.create_connection(("127.0.0.1", judge.port), timeout=20)

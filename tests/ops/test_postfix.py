@@ -24,6 +24,10 @@ import pytest
 
 from conftest import RunningJudge, body_of, free_port, make_mail
 
+# Much of this module's time is spent waiting (Postfix's queue): it runs first
+# (tests/conftest.py).
+pytestmark = pytest.mark.waits_long
+
 POSTFIX = shutil.which("postfix", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", ""))
 POSTCONF = shutil.which("postconf", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", ""))
 POSTMAP = shutil.which("postmap", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", ""))

@@ -19,6 +19,10 @@ from conftest import RunningJudge, make_mail
 from judge.logs import JournalFormatter, stream_is_journal
 from judge.notify import Notifier
 
+# Much of this module's time is spent waiting (watchdog pings and timeouts): it runs first
+# (tests/conftest.py).
+pytestmark = pytest.mark.waits_long
+
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
