@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "deploy" / "README.md"
 SANDBOX = Path(__file__).resolve().parent / "sandbox"
 SYSTEM_PYTHON = Path("/usr/bin/python3")
+FETCH_SECONDS = 600  # at most, to fetch the wheels (once per version of pyproject.toml)
+RUN_SECONDS = 300  # at most, for the walk-through in its sandbox
 # The admin's own names, in place of the README's examples: a step that ignores them fails.
 NAMES = {"JUDGE_DOMAIN": "diplomacy.test", "JUDGE_NAME": "TESTJUDGE"}
 JUDGE = f"judge@{NAMES['JUDGE_DOMAIN']}"
@@ -119,7 +121,7 @@ def wheelhouse(cache: pytest.Cache) -> Path:
         [str(Path(JUDGE_EXE).with_name("pip")), "download", "--quiet", "--dest", str(folder),
          "--python-version", version, "--only-binary=:all:",
          f"{ROOT}[postgres]", "setuptools>=68", "wheel"],
-        capture_output=True, text=True, timeout=600)
+        capture_output=True, text=True, timeout=FETCH_SECONDS)
     if result.returncode != 0:
         pytest.skip(f"cannot fetch the judge's dependencies for the offline sandbox: "
                     f"{result.stderr.strip().splitlines()[-1:]}")
@@ -206,7 +208,7 @@ def run(base: Path, cache: pytest.Cache,
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         started(process)
         try:
-            returncode = process.wait(300)
+            returncode = process.wait(RUN_SECONDS)
         except subprocess.TimeoutExpired:
             process.kill()
             returncode = process.wait()
@@ -226,7 +228,8 @@ def run_or_wait(config: pytest.Config) -> Walkthrough:
     ahead = os.environ.get(AHEAD)
     if ahead and Path(ahead).is_dir():
         base = Path(ahead)
-        deadline = time.monotonic() + 600
+        # the run started ahead may still be fetching the wheels (a fresh cache), then running
+        deadline = time.monotonic() + FETCH_SECONDS + RUN_SECONDS + 60
         while not (base / RESULT).exists():
             if time.monotonic() > deadline:
                 raise AssertionError(f"the walk-through started ahead did not end: {base}")
