@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from judge.utc import utcnow
@@ -72,6 +72,17 @@ def signed_on_game(ctx: Context) -> dict[str, Any] | None:
 
 
 @dataclass
+class StoredMail:
+    """What the pipeline reads of a stored message, and the two fields its stages write."""
+
+    id: int
+    raw: bytes = b""
+    envelope_sender: str = ""
+    progress: str | None = None
+    note: str | None = None
+
+
+@dataclass
 class MessageRun:
     """One message on its way through the pipeline."""
 
@@ -102,11 +113,35 @@ class _Finished(Exception):
     """Another worker finished the message first: what this one wrote is rolled back."""
 
 
-# Whether an address is the master of a game in play (built once: building it cost more
-# than running it, once a message).
-_MASTER_IN_PLAY = (select(Seat.id).join(Game, Game.id == Seat.game_id)
-                   .where(Seat.address == bindparam("address"), Seat.kind == SeatKind.MASTER,
-                          Seat.status == SeatStatus.ACTIVE, Game.state.in_(PLAYING)).limit(1))
+# The statements run once a message or more, built once and run on the session's connection:
+# building them, and the ORM's work around them (a session.get is five times the SELECT),
+# cost more than running them.  The ORM's own state is flushed at every savepoint, so
+# nothing it holds is missed.
+_SEAT_TABLE = Seat.metadata.tables[Seat.__tablename__]
+_GAME_TABLE = Game.metadata.tables[Game.__tablename__]
+_SEATS, _GAMES = _SEAT_TABLE.c, _GAME_TABLE.c
+_INBOUND_TABLE = InboundMessage.metadata.tables[InboundMessage.__tablename__]
+_INBOUND = _INBOUND_TABLE.c
+# Whether an address is the master of a game in play.
+_MASTER_IN_PLAY = (select(_SEATS.id).join_from(_SEAT_TABLE, _GAME_TABLE, _GAMES.id == _SEATS.game_id)
+                   .where(_SEATS.address == bindparam("address"), _SEATS.kind == SeatKind.MASTER,
+                          _SEATS.status == SeatStatus.ACTIVE, _GAMES.state.in_(PLAYING)).limit(1))
+# Claimed messages still new, to be read (the others were finished by another worker).
+_NEW_MAIL = (select(_INBOUND.id, _INBOUND.raw, _INBOUND.envelope_sender)
+             .where(_INBOUND.id.in_(bindparam("ids", expanding=True)),
+                    _INBOUND.status == InboundStatus.NEW))
+# A message about to be written to, locked where the database can (PostgreSQL).
+_LOCK_NEW = (select(_INBOUND.progress, _INBOUND.note)
+             .where(_INBOUND.id == bindparam("inbound_id"), _INBOUND.status == InboundStatus.NEW)
+             .with_for_update())
+_GOES_ON = (update(_INBOUND_TABLE).where(_INBOUND.id == bindparam("inbound_id"))
+            .values(progress=bindparam("progress"), note=bindparam("note")))
+
+
+def stored_mail(session: Session, inbound_ids: list[int]) -> dict[int, StoredMail]:
+    """The messages of ``inbound_ids`` that are still new, by id."""
+    return {row.id: StoredMail(row.id, row.raw or b"", row.envelope_sender or "")
+            for row in session.connection().execute(_NEW_MAIL, dict(ids=inbound_ids))}
 
 
 class Pipeline:
@@ -124,8 +159,8 @@ class Pipeline:
         """Process one claimed message; True when this call finished it."""
         run = MessageRun(inbound_id, utcnow())
         with store.reading() as session:
-            row = session.get(InboundMessage, inbound_id)
-            if row is None or row.status != InboundStatus.NEW:
+            row = stored_mail(session, [inbound_id]).get(inbound_id)
+            if row is None:
                 return False
             self._read(run, session, row)
         return self._finish(store, run)
@@ -145,12 +180,14 @@ class Pipeline:
         """One write stage in the caller's transaction: True when it finished the message,
         None when the message goes on in another transaction, False when another worker
         finished it (the caller must roll back what this wrote)."""
-        row = session.get(InboundMessage, run.inbound_id, with_for_update=True,
-                          populate_existing=True)
-        if row is None or row.status != InboundStatus.NEW:
+        found = session.connection().execute(_LOCK_NEW, dict(inbound_id=run.inbound_id)).first()
+        if found is None:
             return False  # someone else finished it
+        row = StoredMail(run.inbound_id, progress=found.progress, note=found.note)
         outcome = self._step(run, session, row)
         if outcome is None:
+            session.connection().execute(_GOES_ON, dict(inbound_id=row.id, progress=row.progress,
+                                                        note=row.note))
             return None
         # Conditional on still being new: with two workers only one commit can win.
         return mark_processed(session, run.inbound_id, outcome, row.note)
@@ -213,6 +250,8 @@ class Pipeline:
         a batch of first sign-ons is read in not much more than half the time.  Until then one
         thread reads alone: for mail of players signed on minutes ago (no hash) a second one
         would only take turns with it at the interpreter."""
+        with store.reading() as session:
+            stored = stored_mail(session, inbound_ids)
         waiting = iter(enumerate(inbound_ids))
         taking = threading.Lock()
         read: list[tuple[int, int, MessageRun | Exception]] = []  # (index, id, outcome)
@@ -230,8 +269,8 @@ class Pipeline:
                     hashed = hashes_computed()
                     run = MessageRun(inbound_id, utcnow())
                     try:
-                        row = session.get(InboundMessage, inbound_id)
-                        if row is None or row.status != InboundStatus.NEW:
+                        row = stored.get(inbound_id)
+                        if row is None:
                             continue
                         self._read(run, session, row)
                         read.append((index, inbound_id, run))
@@ -249,7 +288,7 @@ class Pipeline:
         failures = [(i, r) for _, i, r in read if isinstance(r, Exception)]
         return runs, failures
 
-    def _read(self, run: MessageRun, session: Session, row: InboundMessage) -> None:
+    def _read(self, run: MessageRun, session: Session, row: StoredMail) -> None:
         mail = read_message(row.raw, envelope_sender=row.envelope_sender,
                             judge_address=self.config.judge.address)
         run.notes.extend(mail.problems)
@@ -269,7 +308,7 @@ class Pipeline:
         run.items, run.overflow = plan(mail.lines, self.config.limits.commands_per_mail)
         run.prep = prepare(session, self.config, mail, run.items, run.now)
 
-    def _step(self, run: MessageRun, session: Session, row: InboundMessage) -> str | None:
+    def _step(self, run: MessageRun, session: Session, row: StoredMail) -> str | None:
         """One write transaction: the outcome when the message is finished, None when it
         goes on in another."""
         mail = run.mail
@@ -317,7 +356,7 @@ class Pipeline:
 
     # ------------------------------------------------------------------ the reply cap
 
-    def _cap(self, run: MessageRun, session: Session, row: InboundMessage,
+    def _cap(self, run: MessageRun, session: Session, row: StoredMail,
              progress: dict[str, Any]) -> str | None:
         """Decide whether the mail is executed; the outcome when it is not."""
         mail = run.mail
@@ -344,7 +383,7 @@ class Pipeline:
 
     def _cap_for(self, session: Session, address: str) -> int:
         """The master of a game in play may need more replies (LIST every phase)."""
-        master = session.scalars(_MASTER_IN_PLAY, dict(address=address)).first()
+        master = session.connection().execute(_MASTER_IN_PLAY, dict(address=address)).first()
         judge = self.config.judge
         return max(judge.master_replies_per_day, judge.replies_per_day) if master \
             else judge.replies_per_day

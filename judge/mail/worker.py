@@ -172,7 +172,7 @@ _INBOUND = _TABLE.c
 _MARK = (update(_TABLE)
          .where(_INBOUND.id == bindparam("inbound_id"), _INBOUND.status == InboundStatus.NEW)
          .values(status=bindparam("outcome"), processed_at=bindparam("processed_at"),
-                 lease_until=None, lease_owner=None, note=bindparam("note")))
+                 lease_until=None, lease_owner=None, note=bindparam("note"), progress=None))
 
 
 def process_claimed(store: Store, config: Config, inbound_id: int, processor: Processor) -> bool:

@@ -20,6 +20,7 @@ from judge.mail.intake import Arrival, store_arrivals
 from judge.mail.worker import (claim_batch, claim_next, process_claimed, process_pending,
                                work_batch)
 from judge.store.db import Store
+from judge.pipeline import StoredMail
 from judge.store.models import InboundMessage
 
 JUDGE = "judge@example.org"
@@ -235,7 +236,7 @@ def test_one_failing_message_of_a_batch_is_rolled_back_alone(
 
     def step(self, run, session, row):  # type: ignore[no-untyped-def]
         outcome = real_step(self, run, session, row)  # its reply is queued, then it fails
-        if row.envelope_sender.startswith("bad@"):
+        if run.mail.sender.startswith("bad@"):
             raise RuntimeError("cannot digest bad")
         return outcome
 
@@ -265,7 +266,7 @@ def test_a_batch_needing_password_hashes_is_read_by_two_threads_in_order(
     ids = claim_batch(store, config, None, 20)
     readers: dict[int, str] = {}
 
-    def read(self: Pipeline, run: object, session: Session, row: InboundMessage) -> None:
+    def read(self: Pipeline, run: object, session: Session, row: StoredMail) -> None:
         readers[row.id] = threading.current_thread().name
         passwords.hash_password("secret")  # as a first sign-on would
         if row.id == ids[5]:
@@ -290,7 +291,7 @@ def test_a_batch_needing_no_hash_is_read_by_one_thread(
     ids = claim_batch(store, config, None, 10)
     readers: set[str] = set()
 
-    def read(self: Pipeline, run: object, session: Session, row: InboundMessage) -> None:
+    def read(self: Pipeline, run: object, session: Session, row: StoredMail) -> None:
         readers.add(threading.current_thread().name)
 
     monkeypatch.setattr(Pipeline, "_read", read)
