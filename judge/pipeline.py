@@ -439,11 +439,11 @@ class Pipeline:
         # may be different players' (a master signed on as a power), and neither's address is
         # the other's business.
         for recipient in to:
-            reply = self.composer.reply(to=[recipient], original_subject=mail.subject,
-                                        original_id=mail.message_id,
-                                        references=mail.references, body=body, now=run.now,
-                                        game=game["name"] if game else None,
-                                        phase=game["phase"] if game else None, error=error)
+            reply = self.composer.reply_mail(to=recipient, original_subject=mail.subject,
+                                             original_id=mail.message_id,
+                                             references=mail.references, body=body, now=run.now,
+                                             game=game["name"] if game else None,
+                                             phase=game["phase"] if game else None, error=error)
             enqueue(session, reply, inbound_id=run.inbound_id, attachment=attachment)
 
     # ------------------------------------------------------------------ mail set aside

@@ -20,7 +20,7 @@ from datetime import datetime
 from email.headerregistry import Address, BaseHeader, UnstructuredHeader
 from email.message import EmailMessage
 from email.policy import Policy
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime, getaddresses, make_msgid
 from functools import cache
 from typing import Any, Iterable
 
@@ -130,14 +130,53 @@ _PLAIN = re.compile(r"<?[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=
                     r"@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*>?")
 
 
+# Headers whose text the email package writes as it was given when it is short printable
+# ASCII of single-spaced words with no encoded word in it (tested against the package).
+_UNSTRUCTURED = frozenset({"subject", "auto-submitted", "x-judge-version", "date"})
+_WORDS = re.compile(r"[!-~]+(?: [!-~]+)*")
+
+
 def _header_line(name: str, value: str) -> bytes:
     """The header line ``as_bytes`` writes for ``value``: written directly when it is a plain
-    address or id on a short line (the common case; parsing a header costs a millisecond),
-    else by the email package itself."""
-    if len(name) + 2 + len(value) <= 78 and _PLAIN.fullmatch(value) and \
-            (value[0] == "<") == (value[-1] == ">"):
-        return f"{name}: {value}\r\n".encode("ascii")
+    address or id, or plain text, on a short line (the common case; parsing a header costs a
+    millisecond), else by the email package itself."""
+    if len(name) + 2 + len(value) <= 78 and value:
+        if _PLAIN.fullmatch(value) and (value[0] == "<") == (value[-1] == ">"):
+            return f"{name}: {value}\r\n".encode("ascii")
+        if name.lower() in _UNSTRUCTURED and "=?" not in value and _WORDS.fullmatch(value):
+            return f"{name}: {value}\r\n".encode("ascii")
     return _SMTP.fold_binary(name, _POLICY.header_factory(name, value))
+
+
+@dataclass(frozen=True)
+class Composed:
+    """A mail ready for the outbox: its bytes as sent, and what the outbox row records."""
+
+    raw: bytes
+    message_id: str
+    mail_from: str
+    recipients: list[str]
+    subject: str
+
+
+def composed(msg: EmailMessage) -> Composed:
+    """A mail the email package composed, ready for the outbox."""
+    recipients = [addr for _, addr in getaddresses(msg.get_all("To", []) + msg.get_all("Cc", []))
+                  if addr]
+    return Composed(raw=msg.as_bytes(policy=email.policy.SMTP),
+                    message_id=str(msg["Message-ID"]),
+                    mail_from=str(msg["From"].addresses[0].addr_spec), recipients=recipients,
+                    subject=str(msg["Subject"] or ""))
+
+
+# A body line longer than this is not sent as 7bit (RFC 5322's limit).
+LONGEST_7BIT_LINE = 998
+
+# The fixed lines of a reply, as the email package writes them.
+_REPLIED = b"Auto-Submitted: auto-replied\r\n"
+_VERSION = _header_line("X-Judge-Version", __version__)
+_TEXT_7BIT = (b'Content-Type: text/plain; charset="utf-8"\r\n'
+              b"Content-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n")
 
 
 class Composer:
@@ -145,7 +184,10 @@ class Composer:
         self.config = config
         self.env = make_environment()
         # As text, so that its parse is remembered (judge.mail.headers); the same header.
-        self._from = str(Address(config.judge.name, addr_spec=config.judge.address))
+        sender = Address(config.judge.name, addr_spec=config.judge.address)
+        self._from = str(sender)
+        self._from_address = sender.addr_spec
+        self._from_line = _header_line("From", self._from)
 
     def render(self, template: str, **variables: Any) -> str:
         return self.env.get_template(template).render(**variables)
@@ -163,7 +205,8 @@ class Composer:
         body = clean(body)
         # Quoted-printable keeps ASCII lines readable in raw form and non-ASCII safe anywhere;
         # it also wraps a line too long for 7bit (998 characters).
-        plain = body.isascii() and all(len(line) <= 998 for line in body.split("\n"))
+        plain = body.isascii() and all(len(line) <= LONGEST_7BIT_LINE
+                                       for line in body.split("\n"))
         msg.set_content(body, charset="utf-8", cte="7bit" if plain else "quoted-printable")
         return msg
 
@@ -179,6 +222,39 @@ class Composer:
             refs = [r for r in references if threadable(r) and r != original_id] + [original_id]
             msg["References"] = " ".join(dict.fromkeys(refs[-MAX_REFERENCES:]))
         return msg
+
+    def reply_mail(self, *, to: str, original_subject: str, original_id: str | None,
+                   references: Iterable[str], body: str, now: datetime, game: str | None = None,
+                   phase: str | None = None, error: bool = False) -> Composed:
+        """:meth:`reply` to one recipient, ready for the outbox: the same bytes, written
+        directly when every header is plain ASCII on a line of its own and the body is plain
+        ASCII (the common case: the email package spent a millisecond on every reply), else
+        composed by :meth:`reply`."""
+        subject = clean_line(reply_subject(self.config.judge.name, original_subject, game, phase,
+                                           error))
+        recipient = clean_line(to)
+        text = clean(body)
+        lines = text.encode("ascii", "surrogateescape").splitlines() if text.isascii() else None
+        # (Other headers are written exactly by _header_line, whatever they hold; the recipient
+        # must be one the outbox row records as it is, and the subject one the email package
+        # keeps as it is: it would decode an encoded word in it.)
+        if lines is not None and _PLAIN.fullmatch(recipient) and recipient[0] != "<" and \
+                "=?" not in subject and \
+                max((len(line) for line in lines), default=0) <= LONGEST_7BIT_LINE:
+            message_id = make_msgid(domain=self.config.judge_domain)
+            head = [self._from_line, _header_line("To", recipient),
+                    _header_line("Subject", subject), _header_line("Date", format_datetime(now)),
+                    _header_line("Message-ID", message_id), _REPLIED, _VERSION, _TEXT_7BIT]
+            if original_id and threadable(original_id):
+                refs = [r for r in references if threadable(r) and r != original_id]
+                head += [_header_line("In-Reply-To", original_id),
+                         _header_line("References", " ".join(dict.fromkeys(
+                             (refs + [original_id])[-MAX_REFERENCES:])))]
+            return Composed(b"".join(head) + b"\r\n" + b"\r\n".join(lines) + b"\r\n",
+                            message_id, self._from_address, [recipient], subject)
+        return composed(self.reply(to=[to], original_subject=original_subject,
+                                   original_id=original_id, references=references, body=body,
+                                   now=now, game=game, phase=phase, error=error))
 
     def broadcast(self, *, to: Iterable[str], subject: str, body: str,
                   now: datetime) -> EmailMessage:

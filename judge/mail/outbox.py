@@ -3,28 +3,24 @@
 from __future__ import annotations
 
 from email.message import EmailMessage
-from email.policy import SMTP
-from email.utils import getaddresses
 
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from judge.utc import utcnow
-from judge.mail.compose import Copies
+from judge.mail.compose import Composed, Copies, composed
 from judge.store.models import OutboxMessage, OutboxStatus
 
 
-def enqueue(session: Session, msg: EmailMessage, *, inbound_id: int | None = None,
+def enqueue(session: Session, msg: EmailMessage | Composed, *, inbound_id: int | None = None,
             attachment: str | None = None) -> int:
     """Queue ``msg`` (its outbox row's id); ``attachment`` names pictures the sender draws and attaches
     (:mod:`judge.mail.pictures`), so none is drawn in the caller's transaction."""
-    recipients = [addr for _, addr in getaddresses(msg.get_all("To", []) + msg.get_all("Cc", []))
-                  if addr]
-    if not recipients:
+    mail = msg if isinstance(msg, Composed) else composed(msg)
+    if not mail.recipients:
         raise ValueError("a mail with no recipient cannot be queued")
-    return _queue(session, message_id=str(msg["Message-ID"]),
-                  mail_from=str(msg["From"].addresses[0].addr_spec), recipients=recipients,
-                  subject=str(msg["Subject"] or ""), raw=msg.as_bytes(policy=SMTP),
+    return _queue(session, message_id=mail.message_id, mail_from=mail.mail_from,
+                  recipients=mail.recipients, subject=mail.subject, raw=mail.raw,
                   inbound_id=inbound_id, attachment=attachment)
 
 

@@ -42,6 +42,10 @@ class Transport(Protocol):
         """End a run of deliveries (the sender calls it once the mails are recorded)."""
 
 
+# What a mail's key may not bring into a file name.
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]")
+
+
 class MaildirTransport:
     """Writes each mail into a Maildir: tmp/, fsync, then a rename into new/.
 
@@ -51,27 +55,39 @@ class MaildirTransport:
 
     def __init__(self, path: str) -> None:
         self.path = Path(path).expanduser()
+        self._made = False  # the folders exist (checked once a run of deliveries)
 
     def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> str | None:
-        name = re.sub(r"[^A-Za-z0-9._=-]", "_", key.strip("<>")) if key else \
-            f"{time.time_ns()}.{os.getpid()}"
+        name = _UNSAFE.sub("_", key.strip("<>")) if key else f"{time.time_ns()}.{os.getpid()}"
+        folder = str(self.path)
         try:
-            for sub in ("tmp", "new", "cur"):
-                (self.path / sub).mkdir(parents=True, exist_ok=True)
-            if (self.path / "new" / name).exists() or any((self.path / "cur").glob(f"{name}:*")):
+            if not self._made:
+                for sub in ("tmp", "new", "cur"):
+                    os.makedirs(os.path.join(folder, sub), exist_ok=True)
+                self._made = True
+            new = os.path.join(folder, "new", name)
+            if os.path.exists(new) or self._in_cur(name):
                 return "already in the Maildir"
-            tmp = self.path / "tmp" / f"{name}.{os.getpid()}"
+            tmp = os.path.join(folder, "tmp", f"{name}.{os.getpid()}")
             with open(tmp, "wb") as fh:
                 fh.write(raw.replace(b"\r\n", b"\n"))
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.path / "new" / name)
+            os.replace(tmp, new)
         except OSError as exc:
+            self._made = False
             raise TemporaryFailure(f"cannot write to Maildir {self.path}: {exc}") from exc
         return None
 
+    def _in_cur(self, name: str) -> bool:
+        """Whether a reader moved the mail on to cur/ (as ``name:2,<flags>``).  Checked after
+        new/, as a reader moves it: a mail moved in between is still found."""
+        prefix = name + ":"
+        with os.scandir(os.path.join(str(self.path), "cur")) as entries:
+            return any(entry.name.startswith(prefix) for entry in entries)
+
     def close(self) -> None:
-        pass
+        self._made = False  # a folder removed between runs is made again
 
 
 class SmtpTransport:

@@ -9,11 +9,13 @@ from email import policy
 from email.utils import parsedate_to_datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import body_of
 from judge.commands.context import Answer
 from judge.config import Config, JudgeSection
-from judge.mail.compose import Composer
+from judge.mail.compose import Composer, composed
 
 NOW = datetime(2026, 11, 28, 23, 30, 5, tzinfo=timezone.utc)
 
@@ -193,3 +195,58 @@ def test_each_copy_names_its_recipient_as_the_email_package_would(composer: Comp
     alone = composer.broadcast(to=[to], subject="S", body="B\n", now=NOW)
     alone.replace_header("Message-ID", message_id)
     assert raw == alone.as_bytes(policy=SMTP)
+
+
+# --------------------------------------------------------------------------- replies written directly
+
+_ASCII_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=127), max_size=120)
+_ANY_TEXT = st.one_of(_ASCII_TEXT, st.text(max_size=120))
+_IDS = st.one_of(st.none(), st.sampled_from(["<orig@example.com>", "orig@example.com", "<a b@c>",
+                                             "<" + "i" * 80 + "@example.com>", "<=?x?=@y>", ""]))
+_RECIPIENTS = st.sampled_from(["alice@example.org", "a.b+c@x-y.example.org", "a..b@example.org",
+                               "Ünï@exämple.org", "x" * 70 + "@example.org", "<a@example.org>",
+                               "Alice <alice@example.org>", "a@b"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(subject=_ANY_TEXT, body=st.one_of(_ASCII_TEXT, _ANY_TEXT,
+                                         st.just("a line " + "x" * 1000 + "\nnext\n")),
+       to=_RECIPIENTS, original_id=_IDS,
+       references=st.lists(st.sampled_from(["<r1@example.com>", "<r2@x>", "junk", "<a b@c>"]),
+                           max_size=25),
+       game=st.sampled_from([None, "war", "ünï"]), error=st.booleans(),
+       when=st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1),
+                         timezones=st.just(timezone.utc)))
+def test_a_reply_written_directly_is_the_mail_the_email_package_writes(
+        subject: str, body: str, to: str, original_id: str | None, references: list[str],
+        game: str | None, error: bool, when: datetime) -> None:
+    """reply_mail writes the bytes itself in the common case; whatever the subject, body,
+    recipient and threading ids, they are the bytes the email package writes, and the outbox
+    row records the same id, sender, recipients and subject."""
+    composer = Composer(Config(judge=JudgeSection(address="judge@example.org", name="XJUDGE")))
+    ids = iter(range(10**6))
+
+    def same_ids(domain: str | None = None) -> str:
+        return f"<fixed.{next(ids)}@{domain}>"
+
+    args = dict(original_subject=subject, original_id=original_id, references=references,
+                body=body, now=when, game=game, phase="S1901M" if game else None, error=error)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("judge.mail.compose.make_msgid", same_ids)
+        direct = composer.reply_mail(to=to, **args)  # type: ignore[arg-type]
+        ids = iter(range(10**6))
+        reference = composed(composer.reply(to=[to], **args))  # type: ignore[arg-type]
+    assert direct == reference
+
+
+def test_a_plain_reply_is_written_without_the_email_package(
+        composer: Composer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common reply (ASCII subject and body, a plain address) takes the direct path: the
+    test above compares that path with the email package, not the package with itself."""
+    monkeypatch.setattr(Composer, "reply", lambda *a, **k: pytest.fail("composed by the package"))
+    mail = composer.reply_mail(to="alice@example.org", original_subject="orders",
+                               original_id="<orig@example.com>", references=[],
+                               body="Hello.\n" * 40, now=NOW, game="war", phase="S1901M")
+    msg = email.message_from_bytes(mail.raw, policy=policy.default)
+    assert msg["Subject"] == mail.subject == "Re: XJUDGE:war - S1901M orders"
+    assert body_of(msg).replace("\r\n", "\n") == "Hello.\n" * 40
