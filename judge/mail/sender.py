@@ -72,6 +72,7 @@ class SentMarks:
     transaction."""
 
     store: Store
+    transport: Transport
     waiting: list[dict[str, object]] = field(default_factory=list)
     oldest: float = 0.0
 
@@ -85,6 +86,9 @@ class SentMarks:
     def flush(self) -> None:
         if not self.waiting:
             return
+        # Made safe first (a Maildir's fsyncs); if that fails nothing is recorded, and the
+        # rows, still leased, are sent again when the lease runs out.
+        self.transport.flush()
         with self.store.transaction() as session:
             session.connection().execute(_MARK_SENT, self.waiting)
         self.waiting = []
@@ -95,7 +99,7 @@ def deliver_batch(store: Store, transport: Transport, config: Config, limit: int
     failed), 0 when nothing was due.  Every mail the relay took is recorded before this
     returns; the caller closes the transport (the relay's QUIT) when it is done sending."""
     rows = _claim(store, limit)
-    marks = SentMarks(store)
+    marks = SentMarks(store, transport)
     try:
         for row in rows:
             _deliver(store, transport, config, row, marks)

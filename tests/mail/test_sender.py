@@ -4,6 +4,7 @@ with backoff and a retry limit, and a Maildir that never holds the same mail twi
 from __future__ import annotations
 
 import email
+import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from email import policy
@@ -20,7 +21,8 @@ from judge.config import Config, JudgeSection, OutboundSection
 from judge.mail.compose import Composer
 from judge.mail.outbox import enqueue
 from judge.mail.sender import deliver_due
-from judge.mail.transports import MaildirTransport, SmtpTransport, make_transport
+from judge.mail.transports import (MaildirTransport, SmtpTransport, TemporaryFailure,
+                                   make_transport)
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
 
@@ -219,6 +221,9 @@ def test_one_failing_mail_does_not_hold_up_the_others(store: Store, config: Conf
                 raise PermanentFailure("550 no such user")
             return self.smtp.send(mail_from, recipients, raw, key)
 
+        def flush(self) -> None:
+            self.smtp.flush()
+
         def close(self) -> None:
             self.smtp.close()
 
@@ -240,6 +245,7 @@ def test_maildir_transport_writes_one_file_per_mail(tmp_path: Path) -> None:
                           b"Subject: one\r\n\r\nfirst\r\n", key="<one@example.org>") is None
     transport.send("judge@example.org", ["a@example.org"],
                    b"Subject: two\r\n\r\nsecond\r\n", key="<two@example.org>")
+    transport.flush()
     files = sorted((box / "new").iterdir())
     assert len(files) == 2
     assert not list((box / "tmp").iterdir())  # nothing half-written left behind
@@ -253,7 +259,11 @@ def test_maildir_transport_does_not_write_the_same_mail_twice(tmp_path: Path) ->
     raw = b"Subject: once\r\n\r\nonly once\r\n"
     assert transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>") is None
     note = transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
+    assert note  # says it was already taken
+    transport.flush()
+    note = transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
     assert note  # says it was already there
+    transport.flush()
     assert len(list((box / "new").iterdir())) == 1
 
 
@@ -262,11 +272,55 @@ def test_maildir_recognises_a_mail_the_reader_already_moved_to_cur(tmp_path: Pat
     transport = MaildirTransport(str(box))
     raw = b"Subject: once\r\n\r\nonly once\r\n"
     transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
+    transport.flush()
     (new,) = (box / "new").iterdir()
     new.rename(box / "cur" / f"{new.name}:2,S")
     transport.send("judge@example.org", ["a@example.org"], raw, key="<k@example.org>")
+    transport.flush()
     assert not list((box / "new").iterdir())
     assert len(read_maildir(box)) == 1
+
+
+def test_maildir_files_reach_new_only_once_made_safe(tmp_path: Path) -> None:
+    """send() writes into tmp/; flush() syncs the files and only then moves them to new/,
+    where a reader looks: the sender records them as sent after that."""
+    box = tmp_path / "mail"
+    transport = MaildirTransport(str(box))
+    for i in range(5):
+        transport.send("judge@example.org", ["a@example.org"], f"Subject: {i}\r\n\r\nx\r\n".encode(),
+                       key=f"<m{i}@example.org>")
+    assert not list((box / "new").iterdir()) and len(list((box / "tmp").iterdir())) == 5
+    assert transport.send("judge@example.org", ["a@example.org"], b"\r\n",
+                          key="<m0@example.org>") == "already in the Maildir"
+    transport.flush()
+    assert sorted(m["Subject"] for m in read_maildir(box)) == ["0", "1", "2", "3", "4"]
+    assert not list((box / "tmp").iterdir())
+
+
+def test_a_maildir_that_cannot_be_written_records_nothing_as_sent(
+        store: Store, config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the files cannot be made safe (the disk fails at the fsync), no row is recorded as
+    sent: each goes out again once its lease runs out, and is then delivered once."""
+    box = tmp_path / "mail"
+    ids = [queue(store, config, to=[f"p{i}@example.org"]) for i in range(3)]
+    transport = MaildirTransport(str(box))
+    real_fsync = os.fsync
+
+    def failing(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(TemporaryFailure):
+        deliver_due(store, transport, config)
+    assert [row_of(store, i).status for i in ids] == ["pending"] * 3
+    assert not (box / "new").exists() or not list((box / "new").iterdir())
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    with store.transaction() as s:  # the lease runs out
+        for row in s.scalars(select(OutboxMessage)):
+            row.lease_until = None
+    deliver_due(store, MaildirTransport(str(box)), config)
+    assert [row_of(store, i).status for i in ids] == ["sent"] * 3
+    assert len(read_maildir(box)) == 3
 
 
 def test_a_crash_between_delivery_and_marking_sent_does_not_duplicate(
@@ -299,6 +353,9 @@ class Counting:
 
     def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> None:
         self.sent.append(key)
+
+    def flush(self) -> None:
+        pass
 
     def close(self) -> None:
         with self.store.transaction() as s:
