@@ -6,8 +6,8 @@ Usage::
     .venv/bin/python benchmarks/all.py [--quick] [--only NAME[,NAME...]]
 
 Runs, each in a process of its own (so one's caches and threads do not colour the next):
-adjudication in the core (adjudicate.py) and through the CLI (cli_adjudicate.py), intake of a
-burst of mail (intake.py), steady load and burst end to end on a real ``judge serve``
+adjudication in the core (adjudicate.py) and through the CLI (cli_adjudicate.py), the CPU the
+back office spends on a mail (mail_cpu.py), intake of a burst of mail (intake.py), steady load and burst end to end on a real ``judge serve``
 (steady_load.py), order mails (order_mails.py), due deadlines (deadlines.py), map pictures
 (map_render.py), and the web pages (web_pages.py) when that benchmark exists.  Each prints its
 own figures as it goes; the wall time of each is listed at the end.
@@ -36,6 +36,7 @@ BENCHMARKS: list[tuple[str, str, list[str], list[str]]] = [
      ["--games", "4", "--years", "4", "--dense", "40", "--runs", "1"]),
     ("adjudicate (CLI)", "cli_adjudicate.py", [],
      ["--dense", "40", "--small", "40", "--runs", "1", "--spawns", "1"]),
+    ("mail CPU (worker, sender)", "mail_cpu.py", [], ["--messages", "300", "--runs", "1"]),
     ("intake burst", "intake.py", [], ["--messages", "300"]),
     ("steady load and burst", "steady_load.py", [],
      ["--seconds", "4", "--burst", "300", "--runs", "1"]),
