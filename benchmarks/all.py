@@ -7,10 +7,11 @@ Usage::
 
 Runs, each in a process of its own (so one's caches and threads do not colour the next):
 adjudication in the core (adjudicate.py) and through the CLI (cli_adjudicate.py), the CPU the
-back office spends on a mail (mail_cpu.py), intake of a burst of mail (intake.py), steady load and burst end to end on a real ``judge serve``
-(steady_load.py), order mails (order_mails.py), due deadlines (deadlines.py), map pictures
-(map_render.py), and the web pages (web_pages.py) when that benchmark exists.  Each prints its
-own figures as it goes; the wall time of each is listed at the end.
+back office spends on a mail (mail_cpu.py), intake of a burst of mail (intake.py), steady load
+and burst end to end on a real ``judge serve`` (steady_load.py), order mails (order_mails.py),
+due deadlines (deadlines.py), map pictures (map_render.py), and the web pages (web_pages.py)
+when that benchmark exists.  Each prints its own figures as it goes; the wall time of each is
+listed at the end.
 
 ``--quick`` runs each on a small sample, once, so the whole finishes in about a minute: a
 smoke run, its figures rough.  Without it every benchmark runs at its own defaults (most take
