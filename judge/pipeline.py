@@ -140,7 +140,7 @@ _GOES_ON = (update(_INBOUND_TABLE).where(_INBOUND.id == bindparam("inbound_id"))
 
 def stored_mail(session: Session, inbound_ids: list[int]) -> dict[int, StoredMail]:
     """The messages of ``inbound_ids`` that are still new, by id."""
-    return {row.id: StoredMail(row.id, row.raw or b"", row.envelope_sender or "")
+    return {row.id: StoredMail(row.id, row.raw, row.envelope_sender)
             for row in session.connection().execute(_NEW_MAIL, dict(ids=inbound_ids))}
 
 
