@@ -129,8 +129,30 @@ def normalise_addr_spec(addr: str) -> str | None:
     return f"{local}@{domain.lower()}"
 
 
+# An address header of the common shapes, ``Name Words <local@domain>`` or ``local@domain``,
+# in plain ASCII: its addr-spec is read off directly, as the header parser reads it (a
+# property test compares the two).  Parsing one took a third of reading a mail.
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_SIMPLE_ADDRESS = re.compile(
+    rf" *(?:(?:[A-Za-z0-9_'-]+ )*[A-Za-z0-9_'-]+ *)?<(?P<bracketed>{_ATOM}(?:\.{_ATOM})*"
+    rf"@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)> *"
+    rf"| *(?P<bare>{_ATOM}(?:\.{_ATOM})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*) *")
+
+
 def first_address(msg: Message, name: str, problems: list[str]) -> str | None:
     """The first usable addr-spec of an address header, or None."""
+    raw = raw_header(msg, name)
+    if raw is None:
+        return None
+    simple = _SIMPLE_ADDRESS.fullmatch(raw)
+    if simple is not None:
+        return normalise_addr_spec(simple.group("bracketed") or simple.group("bare"))
+    return parsed_first_address(msg, name, problems)
+
+
+def parsed_first_address(msg: Message, name: str, problems: list[str]) -> str | None:
+    """:func:`first_address` by the email package's header parser, whatever the header's
+    shape (and the simple parser of email.utils when that one fails)."""
     if raw_header(msg, name) is None:
         return None
     found: str | None = None

@@ -505,3 +505,65 @@ def test_reading_a_mail_of_many_lines_takes_work_in_proportion_to_them() -> None
 def test_an_attribution_is_skipped_only_when_a_quote_follows_it(
         text: str, lines: list[str], quoted: int) -> None:
     assert read_body(text) == (lines, quoted)
+
+
+# --------------------------------------------------------------------------- addresses read directly
+
+_WORD = st.text(st.sampled_from("abcXYZ09_'-.\"=?,:;()<>@\\ é"), min_size=0, max_size=8)
+_LOCAL = st.text(st.sampled_from("abcXY09.+-_!#=?\"é "), min_size=0, max_size=10)
+_DOMAIN = st.text(st.sampled_from("abcXY09.-_[]é"), min_size=0, max_size=12)
+
+
+@st.composite
+def _address_headers(draw: st.DrawFn) -> str:
+    address = f"{draw(_LOCAL)}@{draw(_DOMAIN)}" if draw(st.booleans()) else draw(_LOCAL)
+    name = " ".join(draw(st.lists(_WORD, max_size=3)))
+    shape = draw(st.sampled_from(["bare", "bracketed", "named", "two", "spaced"]))
+    if shape == "bare":
+        return address
+    if shape == "bracketed":
+        return f"<{address}>"
+    if shape == "named":
+        return f"{name} <{address}>"
+    if shape == "two":
+        return f"{name} <{address}>, other@example.org"
+    return f"  {name}  <{address}>  "
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=st.one_of(_address_headers(),
+                       st.sampled_from(["Player 0 <player0@bench.example.org>", "a@B.Example.COM",
+                                        "O'Brien-Smith <o.b+x@ex-ample.org>", "<a@b>", "a@b",
+                                        "a.@b.org", ".a@b.org", "a..b@c.org", "a@-b.org"])),
+       name=st.sampled_from(["From", "Reply-To"]))
+def test_an_address_read_directly_is_the_one_the_header_parser_reads(value: str,
+                                                                    name: str) -> None:
+    """first_address reads the common shapes of an address header without the email package's
+    parser; whatever the header holds, it finds what the parser finds, and notes the same."""
+    from email import message_from_bytes
+
+    from judge.mail.headers import first_address, parsed_first_address
+    from judge.mail.reading import _READING
+
+    raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
+    msg = message_from_bytes(raw, policy=_READING)
+    direct: list[str] = []
+    parsed: list[str] = []
+    assert first_address(msg, name, direct) == parsed_first_address(msg, name, parsed)
+    assert direct == parsed
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("Player 0 <player0@bench.example.org>", "player0@bench.example.org"),
+    ("O'Brien-Smith <O.B+x@Ex-Ample.ORG>", "O.B+x@ex-ample.org"),
+    ("a@B.Example.COM", "a@b.example.com"), ("<a@b>", "a@b")])
+def test_the_common_address_shapes_are_read_without_the_header_parser(
+        value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The property test above compares the direct reading with the parser; these shapes take
+    the direct one (so it does not merely compare the parser with itself)."""
+    from judge.mail import headers
+
+    monkeypatch.setattr(headers, "parsed_first_address",
+                        lambda *a: pytest.fail("read by the header parser"))
+    assert read(f"From: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode(),
+                envelope=None).sender == expected
