@@ -1,10 +1,11 @@
-"""The daemon's second process: worker, sender, scheduler and retention.
+"""The daemon's second process: worker, scheduler and retention, and the sender's process.
 
-``judge serve`` runs as two processes.  The first (judge.daemon) answers SMTP and serves the
+``judge serve`` runs as three processes.  The first (judge.daemon) answers SMTP and serves the
 web view; this one, its child, does everything else: it processes stored mail (judge.mail.
-worker with the pipeline), sends what is queued (judge.mail.sender), runs due game clocks
-(judge.service.scheduler) and deletes old raw mail (judge.mail.retention).  The two share
-nothing but the database and a socket pair.
+worker with the pipeline), runs due game clocks (judge.service.scheduler) and deletes old raw
+mail (judge.mail.retention), and starts the sender (judge.mail.sender) in a process of its own
+(judge.sender_process), which it wakes when the worker queued mail, watches, and starts again
+when it ends.  The processes share nothing but the database and socket pairs.
 
 Why two processes: CPython runs one thread of a process at a time.  With the worker in the
 intake's process, a burst of mail was stored at about a third of the rate of a bare aiosmtpd
@@ -28,7 +29,6 @@ parent dies), so a restarted daemon finds the same state as after a crash of one
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import logging
 import multiprocessing
@@ -41,21 +41,25 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable
 
+from judge.child_processes import die_with_parent, lower_priority, receive
 from judge.config import Config
+from judge.sender_process import SenderProcess
 from judge.store.turns import WriteTurns
 from judge.utc import utcnow
 
 log = logging.getLogger("judge.back_office")
 
-# How often this process reports to the daemon, and its CPU priority relative to it.
+# How often this process reports to the daemon.
 REPORT_SECONDS = 0.25
-NICENESS = 19
 # Each worker step is a batch: WORK_BATCH messages claimed in one transaction and finished in
 # write transactions of about WORK_SECONDS (one disk flush for many messages, and the write
-# lock never held long); SEND_BATCH mails claimed for sending and marked sent a few at a time.
+# lock never held long).
 WORK_BATCH = 32
 WORK_SECONDS = 0.05
-SEND_BATCH = 32
+# A sender that ends on its own is started again once it has been gone this long, but not
+# more often than once a SENDER_RESTART_SECONDS.
+SENDER_GONE_SECONDS = 0.5
+SENDER_RESTART_SECONDS = 1.0
 WAKE = b"w"  # intake stored mail (and, having committed, gives the write lock back)
 ASK_LOCK = b"L"  # intake waits for SQLite's write lock (judge.store.turns)
 
@@ -136,7 +140,7 @@ class BackOffice:
 
     def _read(self) -> None:
         assert self._sock is not None
-        data = _receive(self._sock)
+        data = receive(self._sock)
         if data is None:
             return
         if not data:
@@ -210,73 +214,49 @@ class BackOffice:
         self._close_socket()
 
 
-def _receive(sock: socket.socket) -> bytes | None:
-    """What the other process wrote; b"" when it is gone, None when nothing was there."""
-    try:
-        return sock.recv(65536)
-    except (BlockingIOError, InterruptedError):
-        return None
-    except OSError:
-        return b""
-
-
 # --------------------------------------------------------------------------- this process
 
 def main(config: Config, sock: socket.socket, verbose: bool) -> None:
     """The process's entry point (started by :class:`BackOffice`)."""
     from judge.logs import setup_logging
 
-    _die_with_parent()
+    die_with_parent()
     os.environ.pop("NOTIFY_SOCKET", None)  # systemd hears from the daemon only
     setup_logging(verbose)
     # The loop's thread reads intake's requests for the lock while the worker's thread runs:
     # a short switch interval lets it see one within a millisecond rather than five.
     sys.setswitchinterval(0.001)
+    lower_priority()
+    sender = SenderProcess(config, verbose)
+    sender.launch(fork=True)  # no thread runs yet: forked, it needs no imports of its own
     try:
-        os.nice(NICENESS)
-    except OSError:
-        pass  # not allowed to lower its priority: runs at the daemon's
-    try:
-        asyncio.run(Loops(config, sock).run())
+        asyncio.run(Loops(config, sock, sender).run())
     except KeyboardInterrupt:  # pragma: no cover - SIGINT before the handlers are set
         pass
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when the daemon dies (prctl PR_SET_PDEATHSIG)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # not Linux: the closed socket still ends this process
-    if os.getppid() == 1:  # the daemon died before the request took effect
-        os._exit(1)
+    finally:
+        sender.stop(config.intake.shutdown_grace)
 
 
 class Loops:
-    """The worker, sender, scheduler and retention loops, and the reports to the daemon."""
+    """The worker, scheduler and retention loops, the sender's process, and the reports to the
+    daemon."""
 
-    def __init__(self, config: Config, sock: socket.socket) -> None:
-        from judge.mail.transports import make_transport
+    def __init__(self, config: Config, sock: socket.socket, sender: SenderProcess) -> None:
         from judge.pipeline import Pipeline
         from judge.store.db import Store
 
         self.config = config
         self.sock = sock
+        self.sender = sender
         self.store = Store(config.database.url)
         self.pipeline = Pipeline(config)
-        self.transport = make_transport(config.outbound.transport)
         self.stopping = asyncio.Event()
         self.work_waiting = asyncio.Event()
-        self.mail_waiting = asyncio.Event()
-        # Set when the sender found nothing more due; cleared when the worker queued mail.
-        self.sender_caught_up = asyncio.Event()
-        self.sender_caught_up.set()
-        self.batch_seconds = 0.0  # how long the worker's last batch took
         self.beats: dict[str, float] = {}
         self.turns = WriteTurns()
         self.processed = 0
-        self.sent = 0
+        self._sender_started = 0.0
+        self._sender_ended: float | None = None  # when it was first seen gone
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -287,24 +267,27 @@ class Loops:
         released = await loop.run_in_executor(None, self._release_dead_leases)
         if released:
             log.info("took back %d message(s) from a process that died", released)
-        tasks = [asyncio.create_task(self._work_loop()), asyncio.create_task(self._send_loop()),
+        self._watch_sender()
+        tasks = [asyncio.create_task(self._work_loop()),
                  asyncio.create_task(self._schedule_loop()),
                  asyncio.create_task(self._retention_loop())]
         reporter = asyncio.create_task(self._report_loop())
-        log.info("back office running: worker, sender and scheduler (pid %d)", os.getpid())
+        log.info("back office running: worker and scheduler (pid %d)", os.getpid())
         await self.stopping.wait()
         self.work_waiting.set()
-        self.mail_waiting.set()
-        self.sender_caught_up.set()
-        await asyncio.wait(tasks, timeout=self.config.intake.shutdown_grace)
+        grace = self.config.intake.shutdown_grace
+        sender_stopped = loop.run_in_executor(None, self.sender.stop, grace)
+        await asyncio.wait(tasks, timeout=grace)
         for task in tasks:
             task.cancel()
         reporter.cancel()
+        await sender_stopped
+        self._sender_read()
         self._report()
         self.store.dispose()
 
     def _read(self) -> None:
-        data = _receive(self.sock)
+        data = receive(self.sock)
         if data is None:
             return
         if data:
@@ -319,9 +302,51 @@ class Loops:
             log.error("the daemon is gone; the back office ends with it")
             os._exit(1)
 
+    # ------------------------------------------------------------------ the sender's process
+
+    def _watch_sender(self) -> None:
+        """Read the sender's reports as they come."""
+        if self.sender.sock is not None:
+            asyncio.get_running_loop().add_reader(self.sender.sock.fileno(), self._sender_read)
+            self._sender_started = time.monotonic()
+            # counted from its start: a sender that never gets going is seen as stuck
+            self.beats["sender"] = self._sender_started
+
+    def _sender_read(self) -> None:
+        sock = self.sender.sock
+        if sock is None:
+            return
+        if not self.sender.read():  # it is gone: the report loop starts it again
+            asyncio.get_running_loop().remove_reader(sock.fileno())
+            self.sender.close()
+        if self.sender.reported_at is not None:
+            # (the event loop's clock is time.monotonic)
+            self.beats["sender"] = self.sender.reported_at
+
+    def _restart_sender(self) -> None:
+        """Start the sender again if it ended on its own: once it has been gone for a moment
+        (systemd signals every process of the service at once, and the sender may end before
+        this process hears its own signal), and at most once a second."""
+        process = self.sender.process
+        now = time.monotonic()
+        if process is None or process.exitcode is None or self.stopping.is_set():
+            self._sender_ended = None
+            return
+        if self._sender_ended is None:
+            self._sender_ended = now
+        if now - self._sender_ended < SENDER_GONE_SECONDS or \
+                now - self._sender_started < SENDER_RESTART_SECONDS:
+            return
+        self._sender_ended = None
+        log.error("the sender ended (exit code %s); starting it again", process.exitcode)
+        self._sender_read()
+        self.sender.close()
+        self.sender.launch(fork=False)  # threads run now: spawned
+        self._watch_sender()
+
     def _report(self) -> None:
         now = asyncio.get_running_loop().time()
-        line = json.dumps(dict(processed=self.processed, sent=self.sent,
+        line = json.dumps(dict(processed=self.processed, sent=self.sender.handled,
                                ages={k: round(now - v, 3) for k, v in self.beats.items()}))
         try:
             self.sock.send(line.encode() + b"\n")
@@ -330,6 +355,7 @@ class Loops:
 
     async def _report_loop(self) -> None:
         while True:
+            self._restart_sender()
             self._report()
             await asyncio.sleep(REPORT_SECONDS)
 
@@ -372,29 +398,11 @@ class Loops:
     async def _work_loop(self) -> None:
         async def after(claimed: int) -> None:
             if claimed:
-                self.sender_caught_up.clear()
-                self.mail_waiting.set()
-                await self._share_with_the_sender()
+                self.sender.wake()
 
         await self._repeat("worker", self._process_batch, self.work_waiting,
                            lambda claimed: 0 if claimed else self.config.worker.poll_seconds,
                            after)
-
-    async def _share_with_the_sender(self) -> None:
-        """After a batch, give the sender the time the batch took, or less if it catches up
-        sooner: a bounded share each while both have work.
-
-        The two run in threads of this process, and CPython runs one at a time.  The sender
-        gives up the interpreter at every write (a Maildir file, a relay's socket) and waits
-        up to the switch interval to get it back from a busy worker: during a long burst it
-        sent a twentieth of what the worker queued (65 a second against 286), and replies
-        reached players only once the burst was over.  Waiting here, the worker leaves the
-        interpreter to the sender, which is faster per mail and is soon done; the worker
-        keeps at least half of the time whatever the relay does, so a slow relay never holds
-        back the orders of players near a deadline for long."""
-        if self.sender_caught_up.is_set() or self.stopping.is_set():
-            return
-        await self._wait(self.sender_caught_up, self.batch_seconds)
 
     def _process_batch(self) -> int:
         from judge.mail.worker import work_batch
@@ -404,17 +412,15 @@ class Loops:
         # On PostgreSQL several daemons work side by side, one message each at a time, so
         # none hoards the waiting mail and no long transaction locks rows another one needs.
         batch = WORK_BATCH if is_sqlite(self.store.engine) else 1
-        started = time.monotonic()
         claimed = work_batch(self.store, self.config, self.pipeline, batch, WORK_SECONDS,
                              self.turns)
-        self.batch_seconds = time.monotonic() - started
         self.processed += claimed
         return claimed
 
     async def _schedule_loop(self) -> None:
         async def after(visited: int) -> None:
             if visited:
-                self.mail_waiting.set()
+                self.sender.wake()
 
         # A full batch: more games may be due right now, so no pause.
         await self._repeat("scheduler", self._run_due, None,
@@ -446,29 +452,6 @@ class Loops:
             except Exception:
                 log.exception("deleting old raw mail failed; will try again")
             await self._wait(self.stopping, pause_seconds(days))
-
-    async def _send_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-
-        async def after(handled: int) -> None:
-            if handled < SEND_BATCH:
-                self.sender_caught_up.set()  # nothing more was due
-            if not handled:
-                # Nothing more to send: end the run of deliveries (the relay's QUIT) after
-                # the last mail was recorded as sent.
-                await loop.run_in_executor(None, self.transport.close)
-
-        await self._repeat("sender", self._deliver, self.mail_waiting,
-                           lambda handled: 0 if handled else self.config.worker.poll_seconds,
-                           after)
-        await loop.run_in_executor(None, self.transport.close)
-
-    def _deliver(self) -> int:
-        from judge.mail.sender import deliver_batch
-
-        handled = deliver_batch(self.store, self.transport, self.config, SEND_BATCH)
-        self.sent += handled
-        return handled
 
     async def _wait(self, event: asyncio.Event, timeout: float) -> None:
         try:

@@ -1,25 +1,21 @@
-"""The daemon's two processes: the back office (worker, sender, scheduler) is started with the
-daemon, started again when it ends, stopped with it, and dies with it when it is killed; the
-two take turns at SQLite's write lock; and in the back office the worker leaves the sender its
-share of the time."""
+"""The daemon's processes: the back office (worker, scheduler) is started with the daemon,
+started again when it ends, stopped with it, and dies with it when it is killed; so is the
+sender, the back office's child; the daemon and the back office take turns at SQLite's write
+lock."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import signal
-import socket
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from conftest import RunningJudge, make_mail, process_gone as gone
-from judge.back_office import Loops
-from judge.config import Config, DatabaseSection, JudgeSection, OutboundSection
+from judge.config import Config, JudgeSection
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.worker import claim_batch, process_batch
 from judge.pipeline import Pipeline
@@ -112,6 +108,60 @@ def test_the_back_office_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
     wait_gone(pid)
 
 
+SENDER = re.compile(r"sender started \(pid (\d+)\)")
+
+
+def sender_pids(judge: RunningJudge, count: int = 1, timeout: float = 20) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = [int(pid) for pid in SENDER.findall(judge.log())]
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.05)
+    raise AssertionError(f"{count} sender start(s) not logged:\n{judge.log()}")
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_the_sender_is_the_back_offices_child_at_its_priority(judge: RunningJudge) -> None:
+    back_office, = back_office_pids(judge)
+    sender, = sender_pids(judge)
+    assert parent_of(sender) == back_office
+    assert judge.proc is not None
+    assert os.getpriority(os.PRIO_PROCESS, sender) > os.getpriority(os.PRIO_PROCESS,
+                                                                    judge.proc.pid)
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+
+
+def test_a_sender_that_ends_is_started_again_and_mail_is_answered(judge: RunningJudge) -> None:
+    first, = sender_pids(judge)
+    os.kill(first, signal.SIGKILL)
+    wait_gone(first)
+    _, second = sender_pids(judge, 2)
+    assert parent_of(second) == back_office_pids(judge)[0]
+    assert "the sender ended (exit code -9); starting it again" in judge.log()
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+    assert judge.stop() == 0
+    wait_gone(second)
+
+
+def test_the_sender_dies_with_a_killed_back_office_and_comes_back_with_the_next(
+        judge: RunningJudge) -> None:
+    back_office, = back_office_pids(judge)
+    sender, = sender_pids(judge)
+    os.kill(back_office, signal.SIGKILL)
+    wait_gone(sender)
+    _, again = sender_pids(judge, 2)
+    judge.send(make_mail("VERSION"))
+    judge.wait_replies(1)
+    assert judge.stop() == 0
+    wait_gone(again)
+
+
 # --------------------------------------------------------------------------- taking turns
 
 def test_a_request_for_the_lock_is_seen_and_lapses_when_never_given_back() -> None:
@@ -163,44 +213,3 @@ def test_while_intake_waits_the_worker_commits_after_each_message(asked: bool,
         assert isinstance(turns, CountingTurns) and turns.began == 4
     with store.reading() as s:
         assert {r.status for r in s.query(InboundMessage)} == {"done"}
-
-
-# --------------------------------------------------------------------------- worker and sender
-
-
-@pytest.fixture
-def loops(migrated_db_url: str, tmp_path: Path) -> Iterator[Loops]:
-    ours, theirs = socket.socketpair()
-    config = Config(judge=JudgeSection(address="judge@example.org"),
-                    database=DatabaseSection(url=migrated_db_url),
-                    outbound=OutboundSection(transport=f"maildir:{tmp_path / 'mail'}"))
-    made = Loops(config, theirs)
-    yield made
-    made.store.dispose()
-    ours.close()
-    theirs.close()
-
-
-def test_after_a_batch_the_worker_leaves_the_sender_at_most_as_long_as_the_batch_took(
-        loops: Loops) -> None:
-    async def play() -> None:
-        # Nothing left to send: the worker goes on at once, however long its batch was.
-        loops.batch_seconds = 3600.0
-        await asyncio.wait_for(loops._share_with_the_sender(), 10)
-        # Mail queued: the worker waits until the sender has caught up...
-        loops.sender_caught_up.clear()
-        waiting = asyncio.create_task(loops._share_with_the_sender())
-        await asyncio.sleep(0.05)
-        assert not waiting.done()
-        loops.sender_caught_up.set()
-        await asyncio.wait_for(waiting, 10)
-        # ...or, when the sender is slow, for as long as its own batch took, and no longer.
-        loops.sender_caught_up.clear()
-        loops.batch_seconds = 0.01
-        await asyncio.wait_for(loops._share_with_the_sender(), 10)
-        # Stopping: no waiting at all.
-        loops.batch_seconds = 3600.0
-        loops.stopping.set()
-        await asyncio.wait_for(loops._share_with_the_sender(), 10)
-
-    asyncio.run(play())

@@ -1,0 +1,48 @@
+"""What the daemon's child processes share: dying with their parent, reading their socket, and
+running at the lowest CPU priority.
+
+``judge serve`` runs intake in its own process, the back office (judge.back_office) as its
+child, and the sender (judge.sender_process) as the back office's child.  Each child talks to
+its parent over a socket pair and dies the moment its parent dies, so a killed daemon leaves
+nothing running that a restarted one would have to find.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+
+# The children's CPU priority relative to the daemon: when the machine is short of CPU,
+# accepting mail comes first.
+NICENESS = 19
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the closed socket still ends this process
+    if os.getppid() != parent or parent == 1:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def lower_priority() -> None:
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass  # not allowed to lower its priority: runs at its parent's
+
+
+def receive(sock: socket.socket) -> bytes | None:
+    """What the other process wrote; b"" when it is gone, None when nothing was there."""
+    try:
+        return sock.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
