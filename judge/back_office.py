@@ -313,12 +313,10 @@ class Loops:
             self.beats["sender"] = self._sender_started
 
     def _sender_read(self) -> None:
-        sock = self.sender.sock
-        if sock is None:
+        if self.sender.sock is None:
             return
         if not self.sender.read():  # it is gone: the report loop starts it again
-            asyncio.get_running_loop().remove_reader(sock.fileno())
-            self.sender.close()
+            self._forget_sender()
         if self.sender.reported_at is not None:
             # (the event loop's clock is time.monotonic)
             self.beats["sender"] = self.sender.reported_at
@@ -340,9 +338,16 @@ class Loops:
         self._sender_ended = None
         log.error("the sender ended (exit code %s); starting it again", process.exitcode)
         self._sender_read()
-        self.sender.close()
+        self._forget_sender()
         self.sender.launch(fork=False)  # threads run now: spawned
         self._watch_sender()
+
+    def _forget_sender(self) -> None:
+        """Stop reading the socket of a sender that is gone, and close it (before a new
+        socket may get the same descriptor)."""
+        if self.sender.sock is not None:
+            asyncio.get_running_loop().remove_reader(self.sender.sock.fileno())
+            self.sender.close()
 
     def _report(self) -> None:
         now = asyncio.get_running_loop().time()
