@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import multiprocessing
 import os
 import signal
 import socket
@@ -41,7 +40,7 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable
 
-from judge.child_processes import die_with_parent, lower_priority, receive
+from judge.child_processes import die_with_parent, lower_priority, receive, start_child
 from judge.config import Config
 from judge.sender_process import SenderProcess
 from judge.store.turns import WriteTurns
@@ -91,19 +90,11 @@ class BackOffice:
         self.started_at = 0.0
 
     def launch(self, fork: bool = False) -> None:
-        """Start the process.  ``fork`` only while the daemon has no thread yet (before its
-        event loop runs): the child then starts at once with what the daemon imported, where
-        a spawned one imports the judge afresh (half a second of CPU).  Later, spawn: a fork
-        would copy locks the daemon's threads may hold."""
-        ours, theirs = socket.socketpair()
-        ours.setblocking(False)
-        context = multiprocessing.get_context("fork") if fork \
-            else multiprocessing.get_context("spawn")
-        self.process = context.Process(target=main, name="judge back office",
-                                       args=(self.config, theirs, self.verbose), daemon=False)
-        self.process.start()
-        theirs.close()
-        self._sock, self._buffer = ours, b""
+        """Start the process: forked only while the daemon has no thread yet, before its event
+        loop runs (judge.child_processes.start_child)."""
+        self.process, self._sock = start_child(main, "judge back office",
+                                               (self.config, self.verbose), fork)
+        self._buffer = b""
         self.report = Report(*self._counted)
         self.running.clear()
 
@@ -216,7 +207,7 @@ class BackOffice:
 
 # --------------------------------------------------------------------------- this process
 
-def main(config: Config, sock: socket.socket, verbose: bool) -> None:
+def main(config: Config, verbose: bool, sock: socket.socket) -> None:
     """The process's entry point (started by :class:`BackOffice`)."""
     from judge.logs import setup_logging
 

@@ -10,13 +10,33 @@ nothing running that a restarted one would have to find.
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import socket
+from multiprocessing.process import BaseProcess
+from typing import Any, Callable
 
 # The children's CPU priority relative to the daemon: when the machine is short of CPU,
 # accepting mail comes first.
 NICENESS = 19
+
+
+def start_child(target: Callable[..., None], name: str, args: tuple[Any, ...],
+                fork: bool) -> tuple[BaseProcess, socket.socket]:
+    """Start ``target(*args, sock)`` in a child process; the child and this process's end of
+    the socket pair between them (non-blocking).  ``fork`` only while this process has no
+    thread yet: the child then starts at once with what was imported, where a spawned one
+    imports the judge afresh (half a second of CPU); later, spawn: a fork would copy locks that
+    threads may hold."""
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    context = multiprocessing.get_context("fork") if fork \
+        else multiprocessing.get_context("spawn")
+    process = context.Process(target=target, name=name, args=(*args, theirs), daemon=False)
+    process.start()
+    theirs.close()
+    return process, ours
 
 
 def die_with_parent() -> None:

@@ -18,7 +18,6 @@ and the back office starts it again when it ends on its own.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import select
 import signal
@@ -26,7 +25,7 @@ import socket
 import time
 from multiprocessing.process import BaseProcess
 
-from judge.child_processes import die_with_parent, lower_priority, receive
+from judge.child_processes import die_with_parent, lower_priority, receive, start_child
 from judge.config import Config
 
 log = logging.getLogger("judge.sender")
@@ -53,15 +52,9 @@ class SenderProcess:
         """Start the process: forked while the back office has no thread yet (it then starts
         at once with what was imported), spawned afterwards (a fork would copy locks that
         threads may hold)."""
-        ours, theirs = socket.socketpair()
-        ours.setblocking(False)
-        context = multiprocessing.get_context("fork") if fork \
-            else multiprocessing.get_context("spawn")
-        self.process = context.Process(target=main, name="judge sender",
-                                       args=(self.config, theirs, self.verbose), daemon=False)
-        self.process.start()
-        theirs.close()
-        self.sock, self._buffer = ours, b""
+        self.process, self.sock = start_child(main, "judge sender", (self.config, self.verbose),
+                                              fork)
+        self._buffer = b""
         self._counted = self.handled
         self.reported_at = time.monotonic()
         log.info("sender started (pid %s)", self.process.pid)
@@ -110,7 +103,7 @@ class SenderProcess:
             process.join()
 
 
-def main(config: Config, sock: socket.socket, verbose: bool) -> None:
+def main(config: Config, verbose: bool, sock: socket.socket) -> None:
     """The process's entry point (started by :class:`SenderProcess`)."""
     from judge.logs import setup_logging
 

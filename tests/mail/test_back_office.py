@@ -27,18 +27,26 @@ from judge.store.turns import MAX_WAIT, WriteTurns
 # (tests/conftest.py).
 pytestmark = pytest.mark.waits_long
 
-STARTED = re.compile(r"back office started \(pid (\d+)\)")
-
-
-def back_office_pids(judge: RunningJudge, count: int = 1, timeout: float = 20) -> list[int]:
-    """The pids of the back offices the daemon has started, once there are ``count``."""
+def started_pids(judge: RunningJudge, what: str, count: int = 1,
+                 timeout: float = 20) -> list[int]:
+    """The pids of the ``what`` processes (back office, sender) started, once there are
+    ``count``, as the log says."""
+    started = re.compile(re.escape(what) + r" started \(pid (\d+)\)")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        pids = [int(pid) for pid in STARTED.findall(judge.log())]
+        pids = [int(pid) for pid in started.findall(judge.log())]
         if len(pids) >= count:
             return pids
         time.sleep(0.05)
-    raise AssertionError(f"{count} back office start(s) not logged:\n{judge.log()}")
+    raise AssertionError(f"{count} {what} start(s) not logged:\n{judge.log()}")
+
+
+def back_office_pids(judge: RunningJudge, count: int = 1) -> list[int]:
+    return started_pids(judge, "back office", count)
+
+
+def sender_pids(judge: RunningJudge, count: int = 1) -> list[int]:
+    return started_pids(judge, "sender", count)
 
 
 def wait_gone(pid: int, timeout: float = 10) -> None:
@@ -106,19 +114,6 @@ def test_the_back_office_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
     pid, = back_office_pids(judge)
     judge.stop(signal.SIGKILL)
     wait_gone(pid)
-
-
-SENDER = re.compile(r"sender started \(pid (\d+)\)")
-
-
-def sender_pids(judge: RunningJudge, count: int = 1, timeout: float = 20) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pids = [int(pid) for pid in SENDER.findall(judge.log())]
-        if len(pids) >= count:
-            return pids
-        time.sleep(0.05)
-    raise AssertionError(f"{count} sender start(s) not logged:\n{judge.log()}")
 
 
 def parent_of(pid: int) -> int:
