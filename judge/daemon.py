@@ -226,5 +226,18 @@ def serve(config: Config, verbose: bool = False) -> None:
     try:
         asyncio.run(Daemon(config, back_office).run())
     finally:
-        if back_office.process is not None and back_office.process.is_alive():
-            back_office.process.kill()  # the daemon failed to start: not left behind
+        _end_back_office(back_office, config.intake.shutdown_grace)
+
+
+def _end_back_office(back_office: BackOffice, grace: float) -> None:
+    """After a daemon that failed to start (a port in use): stop the back office, which stops
+    its sender, and wait for both, so that nothing is left behind and no line of theirs comes
+    after the error the admin reads last."""
+    process = back_office.process
+    if process is None or not process.is_alive():
+        return
+    process.terminate()
+    process.join(grace)
+    if process.is_alive():
+        process.kill()
+        process.join()
