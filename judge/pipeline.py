@@ -292,7 +292,9 @@ class Pipeline:
         mail = read_message(row.raw, envelope_sender=row.envelope_sender,
                             judge_address=self.config.judge.address)
         run.notes.extend(mail.problems)
-        log.info("inbound %s: message %s from %s", row.id, mail.message_id, mail.sender)
+        # At debug: every mail gets its line at info when it ends (done, ignored, or failed
+        # with its traceback), which names the message and the sender as well.
+        log.debug("inbound %s: message %s from %s", row.id, mail.message_id, mail.sender)
         if mail.robot_reason:
             run.stop = ("ignored", f"robot mail, not answered: {mail.robot_reason}")
             run.mail = mail

@@ -567,3 +567,45 @@ def test_the_common_address_shapes_are_read_without_the_header_parser(
                         lambda *a: pytest.fail("read by the header parser"))
     assert read(f"From: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode(),
                 envelope=None).sender == expected
+
+
+_SUBJECT_PIECE = st.one_of(
+    st.text(st.sampled_from("abcXYZ09_'-.\"=?,:;()<>@\\[]~!é \t"), max_size=8),
+    st.sampled_from(["=?utf-8?q?caf=C3=A9?=", "=?iso-8859-1?b?6Q==?=", "=?", "?=", "=?x?q?",
+                     "\r\n ", "\r\n\t", "  ", "Re: ", "=?utf-8?q?broken", "\u20ac"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_SUBJECT_PIECE, max_size=6),
+       name=st.sampled_from(["Subject", "Auto-Submitted", "Precedence"]))
+def test_a_header_decoded_directly_is_the_text_the_header_classes_give(pieces: list[str],
+                                                                      name: str) -> None:
+    """decoded_header reads plain ASCII text without the email package's header classes;
+    whatever the header holds, it gives what they give."""
+    from email import message_from_bytes
+
+    from judge.mail.headers import decoded_header, parsed_decoded_header, raw_header
+    from judge.mail.reading import _READING
+
+    value = "".join(pieces).strip("\r\n")
+    raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
+    msg = message_from_bytes(raw, policy=_READING)
+    found = raw_header(msg, name)
+    expected = None if found is None else parsed_decoded_header(found, name)
+    assert decoded_header(msg, name) == expected
+
+
+@pytest.mark.parametrize("subject,expected", [
+    ("Orders for S1901M", "Orders for S1901M"), ("Re:  folded\r\n  subject", "Re: folded subject"),
+    ("", ""), ("a (b) <c> \"d\" e@f", "a (b) <c> \"d\" e@f")])
+def test_a_plain_subject_is_read_without_the_header_classes(
+        subject: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The property test above compares the direct reading with the header classes; these
+    subjects take the direct one (so it does not merely compare the classes with themselves)."""
+    from judge.mail import headers
+
+    monkeypatch.setattr(headers, "parsed_decoded_header",
+                        lambda *a: pytest.fail("read by the header classes"))
+    mail = read(f"From: a@example.org\r\nSubject: {subject}\r\nTo: judge@example.org\r\n\r\n"
+                "VERSION\r\n".encode(), envelope=None)
+    assert mail.subject == expected
