@@ -66,6 +66,15 @@ class Preparation:
     # Commands of one kind prepared so far (e.g. CREATEs, of which a day allows a few).
     counted: dict[str, int] = field(default_factory=dict)
 
+    # What was read once for the whole mail (nothing written while it is prepared).
+    known: dict[str, int] = field(default_factory=dict)
+
+    def once(self, key: str, read: Callable[[], int]) -> int:
+        """``read()`` the first time ``key`` is asked for in this mail, the same after."""
+        if key not in self.known:
+            self.known[key] = read()
+        return self.known[key]
+
     def count(self, kind: str) -> int:
         """Count one more ``kind``; returns how many came before it."""
         before = self.counted.get(kind, 0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, select
+from sqlalchemy import CursorResult, bindparam, delete, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -25,10 +25,18 @@ def day_of(when: datetime) -> str:
 
 def count(session: Session, kind: str, subject: str, when: datetime) -> int:
     """Today's count (0 when nothing was counted)."""
-    found = session.scalars(select(DailyCount.count).where(
-        DailyCount.kind == kind, DailyCount.subject == subject,
-        DailyCount.day == day_of(when))).first()
+    # A statement built once, run on the session's connection: a mail of hundreds of CREATE
+    # lines asks once a line, and through the ORM the asking cost several times the query
+    # (the rows are only ever written by bump's statement, never held as ORM objects).
+    found = session.connection().execute(_COUNT, dict(kind=kind, subject=subject,
+                                                      day=day_of(when))).scalar()
     return int(found or 0)
+
+
+_COUNTS = DailyCount.metadata.tables[DailyCount.__tablename__]
+_COUNT = select(_COUNTS.c.count).where(_COUNTS.c.kind == bindparam("kind"),
+                                       _COUNTS.c.subject == bindparam("subject"),
+                                       _COUNTS.c.day == bindparam("day"))
 
 
 def last(session: Session, kind: str, subject: str, when: datetime) -> tuple[int, datetime | None]:

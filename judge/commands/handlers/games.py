@@ -150,7 +150,8 @@ def _prepare_create(prep: Preparation, cmd: Command) -> None:
     if len(cmd.args) < 2:
         return
     # only the CREATEs the day still allows are worth a hash: the others are refused
-    left = _creates_left(prep.session, prep.config, prep.mail.sender, prep.now)
+    left = prep.once(CREATED, lambda: _creates_left(prep.session, prep.config,
+                                                    prep.mail.sender, prep.now))
     if prep.count(CREATED) >= left:
         return
     prep.hash_new(cmd, cmd.args[1])
