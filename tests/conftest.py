@@ -15,10 +15,13 @@ import shutil
 import signal
 import smtplib
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
+from contextlib import closing
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -285,6 +288,21 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
     return env
 
 
+def polls(timeout: float) -> Iterator[None]:
+    """Yield until ``timeout`` seconds have passed, pausing between yields: 1 ms at first, twice
+    as long each time, at most 50 ms.  A wait written ``for _ in polls(t): if done(): return``
+    ends soon after what it waits for happens (a reply takes ~15 ms; a fixed 50 ms pause made
+    each wait three times that) without spinning through a long one."""
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        yield
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
 def process_gone(pid: int) -> bool:
     """No such process any more (a zombie waiting for its new parent counts as gone)."""
     try:
@@ -327,15 +345,14 @@ class RunningJudge:
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([JUDGE_EXE, "serve"], env=self.env, cwd=self.tmp,
                                      stdout=log, stderr=log)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        for _ in polls(20):
             if self.proc.poll() is not None:
                 raise RuntimeError(f"judge serve exited {self.proc.returncode}:\n{self.log()}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     return self
             except OSError:
-                time.sleep(0.05)
+                pass
         raise RuntimeError(f"judge serve did not listen in time:\n{self.log()}")
 
     def log(self) -> str:
@@ -361,12 +378,10 @@ class RunningJudge:
         return read_maildir(self.maildir)
 
     def wait_replies(self, count: int, timeout: float = 20) -> list[EmailMessage]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for _ in polls(timeout):
             found = self.replies()
             if len(found) >= count:
                 return found
-            time.sleep(0.05)
         raise AssertionError(f"expected {count} replies, got {len(self.replies())}:\n{self.log()}")
 
     def replies_to(self, message_id: str) -> list[EmailMessage]:
@@ -375,38 +390,46 @@ class RunningJudge:
 
     def reply_to(self, message_id: str, timeout: float = 20) -> EmailMessage:
         """The one reply to the mail of that Message-ID, once it is there."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for _ in polls(timeout):
             found = self.replies_to(message_id)
             if found:
                 assert len(found) == 1, found
                 return found[0]
-            time.sleep(0.05)
         raise AssertionError(f"no reply to {message_id}:\n{self.log()}")
 
     def outcome(self, message_id: str, timeout: float = 20) -> list[tuple[str, str | None]]:
         """The stored rows (status, note) of the mail of that Message-ID once it is processed."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for _ in polls(timeout):
             rows = self.sql("SELECT status, note FROM inbound WHERE message_id = :m ORDER BY id",
                             m=message_id)
             if rows and all(status != "new" for status, _ in rows):
                 return rows
-            time.sleep(0.05)
         raise AssertionError(f"{message_id} not processed:\n{self.log()}")
 
     def settle(self, timeout: float = 30.0) -> None:
         """Wait until the judge has finished with everything it was given: no stored mail left
         to process and no queued mail left to send.  A test that expects silence checks after
         this, so the check means something however slow the machine (a sleep would not)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for _ in polls(timeout):
+            # In the order mail travels: a spool move commits the inbound rows before it
+            # deletes them from the spool, and the worker commits a mail's replies with its
+            # mark; so nothing can slip from a place not yet looked at to one already looked at.
+            spooled = self.spooled()
             waiting = self.sql("SELECT count(*) FROM inbound WHERE status = 'new'")[0][0]
             unsent = self.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
-            if waiting == 0 and unsent == 0:
+            if spooled == 0 and waiting == 0 and unsent == 0:
                 return
-            time.sleep(0.05)
         raise AssertionError(f"the judge did not finish its queues in {timeout} s:\n{self.log()}")
+
+    def spooled(self) -> int:
+        """Mail intake accepted while the back office held SQLite's write lock and has not yet
+        moved into the inbound table (judge.store.inbound.Spool; it moves within milliseconds):
+        until it has, the inbound table does not show it, and "nothing left to do" is false."""
+        spool = Path(f"{self.db_path}.spool")
+        if not self.db_url.startswith("sqlite") or not spool.exists():
+            return 0
+        with closing(sqlite3.connect(spool)) as db:
+            return int(db.execute("SELECT count(*) FROM spool").fetchone()[0])
 
     def cli(self, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
         return run_cli(args, env=self.env, cwd=self.tmp,
@@ -532,6 +555,34 @@ def body_of(msg: EmailMessage) -> str:
     part = msg.get_body(("plain",))
     assert part is not None
     return part.get_content()
+
+
+# The tests' files (each test's SQLite database and Maildir, the daemons' logs) live in memory
+# when the machine has a memory file system at /dev/shm: an fsync there costs nothing, where
+# the disk's took ~0.6 ms, and the judge fsyncs at every commit and every mail it writes (a
+# tenth of the suite's time was spent waiting for them).  What the tests prove does not
+# change: a process killed mid-write (tests/mail/test_crash.py) leaves behind what the kernel
+# holds, on any file system; only a power cut, which no test can stage, needs the disk.
+# ``--basetemp DIR`` chooses the place instead, and keeps it for a look after the run.
+MEMORY_FILES = Path("/dev/shm")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest reads the option
+def pytest_configure(config: pytest.Config) -> None:
+    if config.option.basetemp or hasattr(config, "workerinput"):
+        return  # chosen by hand, or this is an xdist worker (given its part of the place)
+    if MEMORY_FILES.is_dir() and os.access(MEMORY_FILES, os.W_OK):
+        config.option.basetemp = tempfile.mkdtemp(prefix="judge-tests-", dir=MEMORY_FILES)
+        config.stash[_IN_MEMORY] = Path(config.option.basetemp)
+
+
+_IN_MEMORY = pytest.StashKey[Path]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    place = config.stash.get(_IN_MEMORY, None)
+    if place is not None:
+        shutil.rmtree(place, ignore_errors=True)  # memory: not left behind
 
 
 # Tests marked ``waits_long`` (a few modules that spend much of their time waiting out

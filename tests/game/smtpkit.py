@@ -3,22 +3,19 @@ send a mail and wait for its reply, wait for a broadcast by subject."""
 
 from __future__ import annotations
 
-import time
 from email.message import EmailMessage
 
-from conftest import RunningJudge, body_of, make_mail
+from conftest import RunningJudge, body_of, make_mail, polls
 
 
 def exchange(judge: RunningJudge, sender: str, body: str, timeout: float = 20) -> str:
     """Mail the judge and return the body of its reply (found by In-Reply-To)."""
     msg = make_mail(body, sender=sender)
     judge.send(msg, mail_from=sender)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in polls(timeout):
         for reply in judge.replies():
             if reply.get("In-Reply-To") == msg["Message-ID"]:
                 return body_of(reply).replace("\r\n", "\n")
-        time.sleep(0.05)
     raise AssertionError(f"no reply to {body!r}:\n{judge.log()[-3000:]}")
 
 
@@ -42,22 +39,18 @@ def one_copy_each(judge: RunningJudge, subject: str) -> list[str]:
 def wait_audience(judge: RunningJudge, subject: str, expected: list[str],
                   timeout: float = 20) -> list[EmailMessage]:
     """Wait until exactly ``expected`` have one copy each; the copies go out one by one."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in polls(timeout):
         if audience(judge, subject) == sorted(expected):
             return broadcasts(judge, subject)
-        time.sleep(0.05)
     raise AssertionError(f"{subject!r} went to {audience(judge, subject)}, "
                          f"expected one copy each for {sorted(expected)}")
 
 
 def wait_broadcast(judge: RunningJudge, subject: str, timeout: float = 20) -> EmailMessage:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in polls(timeout):
         found = broadcasts(judge, subject)
         if found:
             return found[0]
-        time.sleep(0.05)
     raise AssertionError(f"no mail with subject {subject!r}: "
                          f"{[str(m['Subject']) for m in judge.replies()]}")
 
@@ -70,16 +63,13 @@ def wait_assignments(judge: RunningJudge, addresses: list[str], timeout: float =
     broadcast), so a mail seen in the Maildir says nothing about the ones queued after it:
     wait for the very mails wanted, never for "some mail" or a count of files.
     """
-    deadline = time.monotonic() + timeout
-    while True:
+    found: dict[str, str] = {}
+    for _ in polls(timeout):
         found = {str(m["To"]): str(m["Subject"]).rsplit(" ", 1)[1].upper()
                  for m in judge.replies() if " You are " in str(m["Subject"])}
         if all(a in found for a in addresses):
             return {a: found[a] for a in addresses}
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no power assignment for "
-                                 f"{[a for a in addresses if a not in found]}")
-        time.sleep(0.05)
+    raise AssertionError(f"no power assignment for {[a for a in addresses if a not in found]}")
 
 
 def text(msg: EmailMessage) -> str:

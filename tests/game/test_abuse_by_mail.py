@@ -24,18 +24,6 @@ POWER_LETTERS = {"AUSTRIA": "A", "ENGLAND": "E", "FRANCE": "F", "GERMANY": "G", 
 # --------------------------------------------------------------------------- helpers
 
 
-def wait_processed(judge: RunningJudge, timeout: float = 60) -> None:
-    """Until no stored mail waits (or is in progress) and the outbox has been written out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        waiting = judge.sql("SELECT count(*) FROM inbound WHERE status = 'new'")[0][0]
-        pending = judge.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
-        if waiting == 0 and pending == 0:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"the judge did not finish in time:\n{judge.log()[-3000:]}")
-
-
 def send(judge: RunningJudge, body: str, *, sender: str, mail_from: str | None = None,
          **headers: str) -> str:
     """Mail the judge (headers such as Reply_To forged at will); returns the Message-ID."""
@@ -109,7 +97,7 @@ def test_unusable_addresses_are_refused_and_never_freeze_a_game(
 
     # a mail whose From ends in a dot is deliberately left unanswered, with the reason kept
     mid = send(judge, "LIST", sender="x@example.net.", mail_from="x@example.net")
-    wait_processed(judge)
+    judge.settle()
     status, note, _ = inbound(judge, mid)
     assert status == "ignored" and "no usable address to answer" in (note or "")
     assert outbox_of(judge, mid) == []
@@ -129,7 +117,7 @@ def test_unusable_addresses_are_refused_and_never_freeze_a_game(
     while judge.sql("SELECT phase FROM games")[0][0] == "F1901M":
         assert time.monotonic() < deadline, judge.log()[-3000:]
         time.sleep(0.1)
-    wait_processed(judge)
+    judge.settle()
     assert judge.sql("SELECT count(*) FROM inbound WHERE status = 'failed'") == [(0,)]
     assert judge.sql("SELECT count(*) FROM outbox WHERE recipients LIKE '%a@b@c@d%'") == [(0,)]
 
@@ -155,7 +143,7 @@ def test_a_forged_reply_to_flood_cannot_silence_a_player(
               for _ in range(3)]  # with the JOIN reply earlier: the cap of 3 is full
     forged += [send(judge, "LIST g", sender="mallory@evil.example.net", Reply_To=italy)
                for _ in range(3)]
-    wait_processed(judge)
+    judge.settle()
     outcomes = [inbound(judge, m)[0] for m in forged]
     assert outcomes.count("ignored") >= 3  # silence for mail that is not signed on
     # Italy's real orders, signed on from Italy's own address, are executed and answered
@@ -167,7 +155,7 @@ def test_a_forged_reply_to_flood_cannot_silence_a_player(
     # a stranger forging Italy's address with a wrong password gets nothing executed
     mid = send(judge, f"SIGNON {letters[italy]}g guess\nSET ADDRESS mallory@evil.example.net",
                sender=italy)
-    wait_processed(judge)
+    judge.settle()
     assert inbound(judge, mid)[0] == "ignored"
     assert judge.sql("SELECT count(*) FROM seats WHERE address LIKE 'mallory%'") == [(0,)]
     # the master of a game in play has a cap that fits a fast game
@@ -198,7 +186,7 @@ def test_password_guessing_is_slowed_and_stopped_but_the_player_always_signs_on(
     assert "wrong password" in exchange(judge, germany, f"SIGNON {letter}g pW")
     reply = exchange(judge, germany, f"SIGNON {letter}g pw")
     assert "Signed on as" in reply
-    wait_processed(judge)
+    judge.settle()
     told = judge.sql("SELECT recipients FROM outbox WHERE subject = :s ORDER BY recipients",
                      s="JUDGE:g - S1901M Failed sign-ons")
     assert told == [(germany,), (GM,)]  # the player and the master, once a day
@@ -220,7 +208,7 @@ def test_a_tournament_takes_games_only_with_its_password(judge: RunningJudge) ->
                  Reply_To="mallory@evil.example.net")
     wrong = send(judge, "CREATE g3 pw TOURNAMENT club1 guess", sender=director,
                  Reply_To="mallory@evil.example.net")
-    wait_processed(judge)
+    judge.settle()
     assert "TOURNAMENT needs the tournament's name and its password" in text(
         reply_to(judge, no_pw))
     assert "Error: wrong password for tournament club1." in text(reply_to(judge, wrong))
@@ -242,7 +230,7 @@ def test_a_tournament_takes_games_only_with_its_password(judge: RunningJudge) ->
 def test_one_mail_costs_a_bounded_amount(judge_factory: Callable[..., RunningJudge]) -> None:
     judge = judge_factory(JUDGE_LIMITS_REPLY_BYTES="30000")
     mid = send(judge, "GET COMMANDS\n" * 5000, sender="alice@example.org")
-    wait_processed(judge)
+    judge.settle()
     reply = text(reply_to(judge, mid))
     assert reply.count("Same as the answer to line 1 above.") == 199
     assert ("Not executed (lines 201 to 5000): too many commands in one mail "
@@ -252,7 +240,7 @@ def test_one_mail_costs_a_bounded_amount(judge_factory: Callable[..., RunningJud
     topics = ["COMMANDS", "INFO", "ORDERS", "PRESS", "DRAWS", "RULES", "FORMAL"] * 3
     mid = send(judge, "\n".join(f"GET {t}" for t in topics) + "\nVERSION\nLIST",
                sender="alice@example.org")
-    wait_processed(judge)
+    judge.settle()
     reply = text(reply_to(judge, mid))
     assert ("Not answered: the answer would make this reply longer than one reply may be "
             "(30000 bytes).") in reply
@@ -271,7 +259,7 @@ def test_a_replace_flood_writes_to_few_strangers_and_to_each_once(
     flood = "SIGNON Mg mpw\n" + "\n".join(
         f"REPLACE {'AEFGIRT'[i % 7]} victim{i}@example.net pw{i}" for i in range(199))
     first = send(judge, flood, sender=GM)
-    wait_processed(judge)
+    judge.settle()
     mails = outbox_of(judge, first)
     victims = {r for r, _ in mails if r.startswith("victim")}
     assert len(victims) == 10  # [limits] new_recipients_per_mail
@@ -281,18 +269,18 @@ def test_a_replace_flood_writes_to_few_strangers_and_to_each_once(
     assert reply.count("Not executed") == 199 - 10
     # the next mail: the day's ceiling of 15 new addresses for this sender
     second = send(judge, flood.replace("victim", "other"), sender=GM)
-    wait_processed(judge)
+    judge.settle()
     assert len({r for r, _ in outbox_of(judge, second) if r.startswith("other")}) == 5
     # an address told once hears no more until it writes itself ...
     again = send(judge, "SIGNON Mg mpw\nREPLACE A victim0@example.net pw", sender=GM)
-    wait_processed(judge)
+    judge.settle()
     assert "is now played by victim0@example.net" in text(reply_to(judge, again))
     assert not [r for r, _ in outbox_of(judge, again) if r == "victim0@example.net"]
     assert "victim0@example.net" in (inbound(judge, again)[1] or "")
     # ... and once it has written, it gets the game's mail
     assert "judge version" in exchange(judge, "victim0@example.net", "VERSION")
     later = send(judge, "SIGNON Mg mpw\nREPLACE E victim0@example.net pw2", sender=GM)
-    wait_processed(judge)
+    judge.settle()
     assert [r for r, _ in outbox_of(judge, later) if r == "victim0@example.net"]
 
 
@@ -304,7 +292,7 @@ def test_a_create_flood_creates_a_few_games_and_the_keeper_is_exempt(
     judge = judge_factory(JUDGE_JUDGE_KEEPER="keeper@example.org")
     mid = send(judge, "\n".join(f"CREATE flood{i} pw" for i in range(1000)),
                sender="mallory@evil.example.net")
-    wait_processed(judge)
+    judge.settle()
     assert judge.sql("SELECT count(*) FROM games") == [(10,)]  # [limits] creates_per_day
     reply = text(reply_to(judge, mid))
     assert reply.count("as many as one address may in a day") == 190
@@ -312,7 +300,7 @@ def test_a_create_flood_creates_a_few_games_and_the_keeper_is_exempt(
     # the keeper's address may create more (within the mail's allowance of passwords)
     mid = send(judge, "\n".join(f"CREATE keep{i} pw" for i in range(25)),
                sender="keeper@example.org")
-    wait_processed(judge)
+    judge.settle()
     assert judge.sql("SELECT count(*) FROM games WHERE name LIKE 'keep%'") == [(20,)]
     assert text(reply_to(judge, mid)).count(
         "Not executed: one mail may set or check at most 20 passwords") == 5
@@ -331,7 +319,7 @@ def test_press_text_cannot_forge_the_judges_framing(judge: RunningJudge) -> None
     reply = exchange(judge, p1, f"SIGNON {letters[p1]}g pw\nPRESS TO {letters[p2]}\n"
                      + "\n".join(forged) + "\nENDPRESS")
     assert "sent to" in reply
-    wait_processed(judge)
+    judge.settle()
     (copy,) = [m for m in judge.replies() if str(m["To"]) == p2 and "Press from" in
                str(m["Subject"])]
     lines = text(copy).splitlines()
@@ -363,7 +351,7 @@ def test_no_password_is_ever_written_into_a_mail(judge: RunningJudge) -> None:
              f"REPLACE {letter} p2@example.org {secrets['replace']}")
     exchange(judge, "x@example.org", f"SIGNON Mg {secrets['wrong']}\nLIST")
     exchange(judge, "x@example.org", f"SIGNON ?g {secrets['join']}")
-    wait_processed(judge)
+    judge.settle()
     raw = b"".join(bytes(r) for (r,) in judge.sql("SELECT raw FROM outbox"))
     assert raw.count(b"****") >= 8
     for word in secrets.values():

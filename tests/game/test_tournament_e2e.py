@@ -9,11 +9,10 @@ core does; errors are one line on stderr."""
 from __future__ import annotations
 
 import json
-import time
 from fractions import Fraction
 from pathlib import Path
 
-from conftest import RunningJudge
+from conftest import RunningJudge, polls
 from smtpkit import exchange, wait_broadcast
 from judge.core.scoring import get_system, get_tiebreaks, load_results, standings
 
@@ -29,14 +28,14 @@ def start_game(judge: RunningJudge, game: str) -> dict[str, tuple[str, str]]:
         assert "You have joined" in exchange(judge, address, f"JOIN {game} pw{i}")
     wait_broadcast(judge, f"JUDGE:{game} - S1901M Game Starting")
     who: dict[str, tuple[str, str]] = {}
-    deadline = time.monotonic() + 20
-    while len(who) < 7 and time.monotonic() < deadline:
+    for _ in polls(20):
         for m in judge.replies():
             subject = str(m["Subject"])
             if subject.startswith(f"JUDGE:{game} ") and " You are " in subject:
                 address = str(m["To"])
                 who[subject.rsplit(" ", 1)[1].upper()] = (address, f"pw{PLAYERS.index(address)}")
-        time.sleep(0.05)
+        if len(who) == 7:
+            break
     assert len(who) == 7
     return who
 

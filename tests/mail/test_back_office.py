@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RunningJudge, make_mail, process_gone as gone
+from conftest import RunningJudge, make_mail, process_gone as gone, polls
 from judge.config import Config, JudgeSection
 from judge.mail.intake import Arrival, message_id_of, store_arrivals
 from judge.mail.worker import claim_batch, process_batch
@@ -32,12 +32,10 @@ def started_pids(judge: RunningJudge, what: str, count: int = 1,
     """The pids of the ``what`` processes (back office, sender) started, once there are
     ``count``, as the log says."""
     started = re.compile(re.escape(what) + r" started \(pid (\d+)\)")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in polls(timeout):
         pids = [int(pid) for pid in started.findall(judge.log())]
         if len(pids) >= count:
             return pids
-        time.sleep(0.05)
     raise AssertionError(f"{count} {what} start(s) not logged:\n{judge.log()}")
 
 

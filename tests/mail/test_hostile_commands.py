@@ -21,12 +21,11 @@ from __future__ import annotations
 import email
 import random
 import re
-import time
 from email import policy
 from email.message import EmailMessage
 from typing import Callable
 
-from conftest import RunningJudge, body_of, make_mail
+from conftest import RunningJudge, body_of, make_mail, polls
 
 SEED = 20261220
 GM, PROBE, ALLY = "gm@example.org", "probe@example.org", "ally@example.org"
@@ -53,35 +52,22 @@ def mail(judge: RunningJudge, body: str, sender: str, **headers: str) -> str:
 def answer(judge: RunningJudge, sender: str, body: str, timeout: float = 90) -> str:
     """Mail the judge and wait for the reply, however busy the judge is."""
     mid = mail(judge, body, sender)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in polls(timeout):
         rows = judge.sql("SELECT o.raw FROM outbox o JOIN inbound i ON o.inbound_id = i.id"
                          " WHERE i.message_id = :m", m=mid)
         for (raw,) in rows:
             msg = email.message_from_bytes(bytes(raw), policy=policy.default)
             if msg["In-Reply-To"] == mid:
                 return body_of(msg).replace("\r\n", "\n")
-        time.sleep(0.05)
     raise AssertionError(f"no reply to {body[:60]!r}:\n{judge.log()[-3000:]}")
 
 
-def wait_idle(judge: RunningJudge, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if judge.sql("SELECT count(*) FROM inbound WHERE status = 'new'") == [(0,)]:
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"mail still waiting:\n{judge.log()[-3000:]}")
-
-
 def power_of(judge: RunningJudge, address: str) -> str:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    for _ in polls(30):
         found = judge.sql("SELECT power FROM seats WHERE address = :a AND power IS NOT NULL",
                           a=address)
         if found:
             return str(found[0][0])
-        time.sleep(0.05)
     raise AssertionError(f"no power for {address}")
 
 
@@ -159,7 +145,7 @@ def test_hostile_mail_never_stops_the_probe_nor_floods_anyone(
                                          f"{HOLD[probe_power]}")
             assert f"Accepted: {HOLD[probe_power].upper()}" in reply, reply
             probes += 1
-    wait_idle(judge)
+    judge.settle(120)
     assert judge.proc is not None and judge.proc.poll() is None, judge.log()[-3000:]
     assert probes == 6
 

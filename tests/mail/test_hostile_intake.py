@@ -297,17 +297,6 @@ def idle_sockets(judge: RunningJudge, count: int) -> list[socket.socket]:
     return out
 
 
-def settle(judge: RunningJudge, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        waiting = judge.sql("SELECT count(*) FROM inbound WHERE status = 'new'")[0][0]
-        unsent = judge.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
-        if waiting == 0 and unsent == 0:
-            return
-        assert time.monotonic() < deadline, f"still busy (seed {SEED})"
-        time.sleep(0.1)
-
-
 def check_sent_mail(judge: RunningJudge) -> int:
     files = [p for sub in ("new", "cur") if (judge.maildir / sub).is_dir()
              for p in (judge.maildir / sub).iterdir()]
@@ -343,7 +332,7 @@ def test_hostile_sessions_never_stop_the_judge(judge_factory):
     probe(judge, tally.probes)
     for s in held:
         s.close()
-    settle(judge)
+    judge.settle(60)
 
     rows = judge.sql("SELECT id, status, note FROM inbound")
     expected = len(tally.accepted_ids) + tally.accepted_without_id + tally.probes + 1

@@ -10,18 +10,16 @@ from email import policy
 
 import pytest
 
-from conftest import JUDGE_ADDRESS, RunningJudge, make_mail, on_postgresql
+from conftest import JUDGE_ADDRESS, RunningJudge, make_mail, on_postgresql, polls
 
 
 def wait_settled(judge: RunningJudge, count: int, timeout: float = 30) -> list[tuple]:
     """Every inbound row processed (``count`` at least) and every outbox row sent."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in polls(timeout):
         rows = judge.sql("SELECT id, status FROM inbound ORDER BY id")
         waiting = judge.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
         if len(rows) >= count and all(r[1] != "new" for r in rows) and waiting == 0:
             return rows
-        time.sleep(0.05)
     raise AssertionError(f"not settled: {judge.sql('SELECT id, status FROM inbound')}\n"
                          f"{judge.log()[-3000:]}")
 

@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from conftest import RunningJudge, make_mail
+from conftest import RunningJudge, make_mail, polls
 from judge.logs import JournalFormatter, stream_is_journal
 from judge.notify import Notifier
 
@@ -50,11 +50,9 @@ class NotifyListener:
             self.lines.extend(data.decode().splitlines())
 
     def wait_for(self, line: str, timeout: float = 10) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for _ in polls(timeout):
             if line in self.lines:
                 return
-            time.sleep(0.02)
         raise AssertionError(f"{line!r} never arrived; got {self.lines}")
 
     def close(self) -> None:
