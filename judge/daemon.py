@@ -29,7 +29,6 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
 from judge import __version__
@@ -37,6 +36,7 @@ from judge.back_office import BackOffice
 from judge.config import Config
 from judge.mail.intake import InboundWriter, IntakeHandler
 from judge.mail.sessions import SessionLimits
+from judge.mail.smtp_protocol import JudgeLMTP, JudgeSMTP
 from judge.notify import Notifier
 from judge.store.db import Store
 from judge.store.schema import ensure_schema
@@ -90,7 +90,7 @@ class Daemon:
                 "handled")
 
     def _protocol(self) -> SMTP:
-        cls = LMTP if self.config.intake.protocol == "lmtp" else SMTP
+        cls = JudgeLMTP if self.config.intake.protocol == "lmtp" else JudgeSMTP
         return cls(self.handler, data_size_limit=self.config.intake.max_message_size,
                    hostname=self.config.judge_domain, ident=f"judge {__version__}",
                    timeout=self.config.intake.idle_timeout)
