@@ -2,8 +2,8 @@
 
 Intake (judge.mail.intake) hands over rows ready to store; this module commits them.  On
 PostgreSQL an ``INSERT … ON CONFLICT DO NOTHING`` per row; on SQLite a lean path of its own
-(:class:`SqliteInbound`), because intake commits on the event loop while SMTP is parsed in the
-same process, and a spool (:class:`Spool`) for the moments another writer holds the lock.
+(:class:`SqliteInbound`), because intake commits (in a thread of its own) while SMTP is parsed in
+the same process, and a spool (:class:`Spool`) for the moments another writer holds the lock.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def insert_inbound(store: Store, rows: list[InboundRow]) -> int:
 class SqliteInbound:
     """Intake's own SQLite connection, with plain DB-API calls.
 
-    Intake commits on every batch while the event loop parses SMTP in the same process, so its
+    Intake commits every batch while the event loop parses SMTP in the same process, so its
     commit path is kept lean: one connection kept open (set up by the engine's connect hook:
     WAL, synchronous=FULL), one prepared INSERT, no ORM.  While another writer (the worker, the
     sender, a CLI command) holds the write lock, it asks again every few milliseconds instead of
