@@ -123,7 +123,10 @@ class Sender:
         self.config = config
         self.sock = sock
         sock.setblocking(False)
-        self.store = Store(config.database.url)
+        # Asks for SQLite's write lock every half millisecond: the worker's transactions come
+        # back to back, and SQLite's own waits (up to 100 ms a try) almost never fell in the
+        # gaps between them, so replies went out only once a backlog was worked off.
+        self.store = Store(config.database.url, polls_for_lock=True)
         self.transport = make_transport(config.outbound.transport)
         self.handled = 0
         self.stopping = False

@@ -93,3 +93,32 @@ def test_a_begin_that_fails_gives_the_mutex_back(sqlite_store: Store, tmp_path: 
     other.close()
     with sqlite_store.transaction() as s:
         s.execute(text("INSERT INTO t VALUES (1)"))
+
+
+def test_a_store_that_polls_for_the_lock_gets_in_soon_after_another_process_commits(
+        sqlite_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sender's store asks for the lock itself, every half millisecond, instead of through
+    SQLite's busy handler; with the handler back on for every other statement."""
+    polling = Store(f"sqlite:///{tmp_path / 'w.db'}", polls_for_lock=True)
+    other = sqlite3.connect(tmp_path / "w.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    tries: list[str] = []
+    begin = polling.engine.dialect.do_execute
+
+    def counted(cursor, statement, parameters, context=None):  # type: ignore[no-untyped-def]
+        if statement == "BEGIN IMMEDIATE":
+            tries.append(statement)
+            if len(tries) == 5:
+                other.execute("COMMIT")  # the other writer is done after a few tries
+        return begin(cursor, statement, parameters, context)
+
+    monkeypatch.setattr(polling.engine.dialect, "do_execute", counted)
+    with polling.transaction() as s:
+        s.execute(text("INSERT INTO t VALUES (7)"))
+        timeout = s.connection().exec_driver_sql("PRAGMA busy_timeout").scalar()
+    assert len(tries) == 5  # asked again and again, then got in
+    assert timeout == 30_000  # the busy handler is back for the transaction's statements
+    with sqlite_store.transaction() as s:
+        assert s.execute(text("SELECT n FROM t")).scalars().all() == [7]
+    other.close()
+    polling.dispose()
