@@ -15,11 +15,11 @@ again by a hash of its whole Message-ID (:func:`message_key`); so it is executed
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 import hashlib
 import logging
 import re
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -255,7 +255,7 @@ class InboundWriter:
     async def _store_batch(self, arrivals: list[Arrival]) -> None:
         # SQLite: commit in intake's own thread (one, so commits keep their order), never
         # waiting for the lock: while the disk flushes, the loop goes on reading the other
-        # sessions' mail, which the next commit takes together (~15 % more accepts a second
+        # sessions' mail, which the next commit takes together (~13 % more accepts a second
         # in a burst than committing on the loop, which stood still for every flush).  When
         # another writer holds the lock, the batch goes to the spool (nobody else writes it),
         # so a burst of mail is never held up behind the worker; and while the spool holds
