@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable
 
-from judge.child_processes import die_with_parent, lower_priority, receive, start_child
+from judge.child_processes import (die_with_parent, end_child, lower_priority, receive,
+                                   start_child)
 from judge.config import Config
 from judge.sender_process import SenderProcess
 from judge.store.turns import WriteTurns
@@ -190,20 +191,11 @@ class BackOffice:
 
     async def stop(self, grace: float) -> None:
         """Ask the process to finish what it is doing and end; kill it after ``grace``."""
-        process = self.process
-        if process is None or process.exitcode is not None:
-            return
-        process.terminate()  # SIGTERM: finish the step in hand, then end
-        loop = asyncio.get_running_loop()
-        # (join in a thread: the supervising task already watches the sentinel, and a file
-        # descriptor has one reader in the event loop)
-        await loop.run_in_executor(None, process.join, grace)
-        if process.is_alive():
-            log.warning("back office still busy after %.0f s; killing it", grace)
-            process.kill()
-        await loop.run_in_executor(None, process.join)
+        # (waited for in a thread: the supervising task already watches the sentinel, and a
+        # file descriptor has one reader in the event loop)
+        await asyncio.get_running_loop().run_in_executor(None, end_child, self.process, grace,
+                                                         "back office")
         self._close_socket()
-
 
 # --------------------------------------------------------------------------- this process
 

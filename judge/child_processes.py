@@ -1,5 +1,5 @@
-"""What the daemon's child processes share: dying with their parent, reading their socket, and
-running at the lowest CPU priority.
+"""What the daemon's child processes share: starting, stopping, dying with their parent, reading
+their socket, and running at the lowest CPU priority.
 
 ``judge serve`` runs intake in its own process, the back office (judge.back_office) as its
 child, and the sender (judge.sender_process) as the back office's child.  Each child talks to
@@ -10,12 +10,15 @@ nothing running that a restarted one would have to find.
 from __future__ import annotations
 
 import ctypes
+import logging
 import multiprocessing
 import os
 import signal
 import socket
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable
+
+log = logging.getLogger("judge.daemon")
 
 # The children's CPU priority relative to the daemon: when the machine is short of CPU,
 # accepting mail comes first.
@@ -37,6 +40,19 @@ def start_child(target: Callable[..., None], name: str, args: tuple[Any, ...],
     process.start()
     theirs.close()
     return process, ours
+
+
+def end_child(process: BaseProcess | None, grace: float, what: str) -> None:
+    """Ask ``process`` to finish what it is doing and end (SIGTERM), and wait for it; kill it
+    after ``grace`` seconds.  Blocks (an event loop runs it in a thread)."""
+    if process is None or process.exitcode is not None:
+        return
+    process.terminate()
+    process.join(grace)
+    if process.is_alive():
+        log.warning("%s still busy after %.0f s; killing it", what, grace)
+        process.kill()
+        process.join()
 
 
 def die_with_parent() -> None:

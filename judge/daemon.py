@@ -33,6 +33,7 @@ from aiosmtpd.smtp import SMTP
 
 from judge import __version__
 from judge.back_office import BackOffice
+from judge.child_processes import end_child
 from judge.config import Config
 from judge.mail.intake import InboundWriter, IntakeHandler
 from judge.mail.sessions import SessionLimits
@@ -226,18 +227,7 @@ def serve(config: Config, verbose: bool = False) -> None:
     try:
         asyncio.run(Daemon(config, back_office).run())
     finally:
-        _end_back_office(back_office, config.intake.shutdown_grace)
-
-
-def _end_back_office(back_office: BackOffice, grace: float) -> None:
-    """After a daemon that failed to start (a port in use): stop the back office, which stops
-    its sender, and wait for both, so that nothing is left behind and no line of theirs comes
-    after the error the admin reads last."""
-    process = back_office.process
-    if process is None or not process.is_alive():
-        return
-    process.terminate()
-    process.join(grace)
-    if process.is_alive():
-        process.kill()
-        process.join()
+        # After a daemon that failed to start (a port in use): the back office stops its
+        # sender, and both are waited for, so that nothing is left behind and no line of theirs
+        # comes after the error the admin reads last.
+        end_child(back_office.process, config.intake.shutdown_grace, "back office")

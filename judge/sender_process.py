@@ -25,7 +25,8 @@ import socket
 import time
 from multiprocessing.process import BaseProcess
 
-from judge.child_processes import die_with_parent, lower_priority, receive, start_child
+from judge.child_processes import (die_with_parent, end_child, lower_priority, receive,
+                                   start_child)
 from judge.config import Config
 
 log = logging.getLogger("judge.sender")
@@ -92,16 +93,7 @@ class SenderProcess:
     def stop(self, grace: float) -> None:
         """Ask the process to finish the batch in hand and end; kill it after ``grace``.
         (Blocks: the back office runs it in a thread.)"""
-        process = self.process
-        if process is None or process.exitcode is not None:
-            return
-        process.terminate()
-        process.join(grace)
-        if process.is_alive():
-            log.warning("sender still busy after %.0f s; killing it", grace)
-            process.kill()
-            process.join()
-
+        end_child(self.process, grace, "sender")
 
 def main(config: Config, verbose: bool, sock: socket.socket) -> None:
     """The process's entry point (started by :class:`SenderProcess`)."""
