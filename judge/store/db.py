@@ -18,7 +18,6 @@ from typing import Any, Iterator, cast
 
 from sqlalchemy import CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -92,24 +91,32 @@ def make_engine(url: str, polls_for_lock: bool = False) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-def _begin_polling(conn: Any) -> None:
-    """``BEGIN IMMEDIATE`` without SQLite's busy handler, asking again every ``LOCK_POLL``
-    seconds until ``SQLITE_BUSY_TIMEOUT_MS`` has passed.  The handler is off for this statement
-    only: any other that meets a busy file (a rare read while the log is checkpointed) still
-    waits as usual."""
+def begin_immediate(db: sqlite3.Connection, *, wait: bool = True,
+                    poll: float = LOCK_POLL) -> bool:
+    """``BEGIN IMMEDIATE`` on a connection whose busy handler is off, asking again every
+    ``poll`` seconds while another writer holds the lock, up to ``SQLITE_BUSY_TIMEOUT_MS``;
+    with ``wait=False``, False at once if the lock is taken.  True when it began."""
     deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
-    conn.exec_driver_sql("PRAGMA busy_timeout=0")
+    while True:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return True
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            if not wait:
+                return False
+        time.sleep(poll)
+
+
+def _begin_polling(db: sqlite3.Connection) -> None:
+    """:func:`begin_immediate` with the busy handler off for that statement only: any other
+    that meets a busy file (a rare read while the log is checkpointed) still waits as usual."""
+    db.execute("PRAGMA busy_timeout=0")
     try:
-        while True:
-            try:
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
-                return
-            except OperationalError as exc:
-                if "locked" not in str(exc.orig) or time.monotonic() > deadline:
-                    raise
-            time.sleep(LOCK_POLL)
+        begin_immediate(db)
     finally:
-        conn.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        db.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
 
 
 def _tune_sqlite(engine: Engine, polls_for_lock: bool) -> None:
@@ -134,7 +141,7 @@ def _tune_sqlite(engine: Engine, polls_for_lock: bool) -> None:
         dbapi_connection.take_write_lock()
         try:
             if polls_for_lock:
-                _begin_polling(conn)
+                _begin_polling(dbapi_connection)
             else:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
         except BaseException:

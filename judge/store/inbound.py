@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import time
 import weakref
 from pathlib import Path
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from judge.utc import utcnow
-from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store
+from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store, begin_immediate
 from judge.store.models import InboundMessage, InboundStatus
 
 # (dedupe_key, message_id, recipients, envelope_sender, raw), cleaned and cut to size
@@ -94,17 +93,8 @@ class SqliteInbound:
     def insert_stamped(self, stamped: list[StampedRow], *, wait: bool = True) -> int | None:
         """:meth:`insert` of rows that carry their time of arrival (see :func:`stamp`)."""
         db = self.connection
-        deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
-        while True:
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                if not wait:
-                    return None
-                time.sleep(self.POLL_MS / 1000)
+        if not begin_immediate(db, wait=wait, poll=self.POLL_MS / 1000):
+            return None
         try:
             before = db.total_changes
             db.executemany(self.INSERT, stamped)

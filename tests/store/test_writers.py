@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import text
 
+from judge.store import db
 from judge.store.db import Store
 
 
@@ -102,22 +105,19 @@ def test_a_store_that_polls_for_the_lock_gets_in_soon_after_another_process_comm
     polling = Store(f"sqlite:///{tmp_path / 'w.db'}", polls_for_lock=True)
     other = sqlite3.connect(tmp_path / "w.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-    tries: list[str] = []
-    begin = polling.engine.dialect.do_execute
+    pauses: list[float] = []
 
-    def counted(cursor, statement, parameters, context=None):  # type: ignore[no-untyped-def]
-        if statement == "BEGIN IMMEDIATE":
-            tries.append(statement)
-            if len(tries) == 5:
-                other.execute("COMMIT")  # the other writer is done after a few tries
-        return begin(cursor, statement, parameters, context)
+    def pause(seconds: float) -> None:  # between two tries that found the lock taken
+        pauses.append(seconds)
+        if len(pauses) == 4:
+            other.execute("COMMIT")  # the other writer is done after a few tries
 
-    monkeypatch.setattr(polling.engine.dialect, "do_execute", counted)
+    monkeypatch.setattr(db, "time", SimpleNamespace(monotonic=time.monotonic, sleep=pause))
     with polling.transaction() as s:
         s.execute(text("INSERT INTO t VALUES (7)"))
         timeout = s.connection().exec_driver_sql("PRAGMA busy_timeout").scalar()
-    assert len(tries) == 5  # asked again and again, then got in
-    assert timeout == 30_000  # the busy handler is back for the transaction's statements
+    assert pauses == [db.LOCK_POLL] * 4  # asked again and again, then got in
+    assert timeout == db.SQLITE_BUSY_TIMEOUT_MS  # the busy handler is back for the rest
     with sqlite_store.transaction() as s:
         assert s.execute(text("SELECT n FROM t")).scalars().all() == [7]
     other.close()
