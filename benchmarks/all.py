@@ -8,7 +8,8 @@ Usage::
 Runs, each in a process of its own (so one's caches and threads do not colour the next):
 adjudication in the core (adjudicate.py) and through the CLI (cli_adjudicate.py), the CPU the
 back office spends on a mail (mail_cpu.py), intake of a burst of mail (intake.py), steady load
-and burst end to end on a real ``judge serve`` (steady_load.py), order mails (order_mails.py),
+and burst end to end on a real ``judge serve`` (steady_load.py) and its timeline
+(burst_timeline.py), order mails (order_mails.py),
 due deadlines (deadlines.py), map pictures (map_render.py), and the web pages (web_pages.py)
 when that benchmark exists.  Each prints its own figures as it goes; the wall time of each is
 listed at the end.
@@ -41,6 +42,7 @@ BENCHMARKS: list[tuple[str, str, list[str], list[str]]] = [
     ("intake burst", "intake.py", [], ["--messages", "300"]),
     ("steady load and burst", "steady_load.py", [],
      ["--seconds", "4", "--burst", "300", "--runs", "1"]),
+    ("burst timeline", "burst_timeline.py", [], ["--messages", "300"]),
     ("order mails", "order_mails.py", [], ["--games", "2", "--rounds", "2", "--runs", "1"]),
     ("deadlines", "deadlines.py", ["--games", "1000,10000"],
      ["--games", "300", "--due", "50", "--runs", "1"]),
