@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -43,10 +44,17 @@ def _from_target(node: ast.ImportFrom, name: str, path: Path) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
+@cache
+def _import_nodes(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """Every import statement of a file, at any depth (read once for all the tests)."""
+    return tuple(node for node in ast.walk(ast.parse(path.read_text("utf-8")))
+                 if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def _imports(path: Path) -> Iterator[str]:
     """The judge modules a file imports (``judge.x.y``), absolute or relative."""
     name = _module_name(path)
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in _import_nodes(path):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names if a.name.startswith("judge"))
         elif isinstance(node, ast.ImportFrom):
@@ -81,7 +89,7 @@ def test_the_core_imports_no_outside_library_with_side_effects() -> None:
     forbidden = {"sqlalchemy", "alembic", "aiosmtpd", "jinja2", "click", "email", "smtplib",
                  "PIL", "aiohttp", "psycopg", "sqlite3"}
     for path in (PACKAGE / "core").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in _import_nodes(path):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
                      else [])
@@ -128,13 +136,11 @@ def _module_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         graph[name] = set()
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in _import_nodes(path):
             if isinstance(node, ast.ImportFrom):
                 targets = [t for t in _imports_of(node, name, path)]
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names if a.name.startswith("judge")]
             else:
-                continue
+                targets = [a.name for a in node.names if a.name.startswith("judge")]
             for target in targets:
                 while target not in paths and "." in target:
                     target = target.rpartition(".")[0]
