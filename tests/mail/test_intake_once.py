@@ -13,58 +13,75 @@ import pytest
 from conftest import JUDGE_ADDRESS, RunningJudge, make_mail, on_postgresql, polls
 
 
-def wait_settled(judge: RunningJudge, count: int, timeout: float = 30) -> list[tuple]:
-    """Every inbound row processed (``count`` at least) and every outbox row sent."""
+# Most tests share one daemon and tell their mail apart by the sender, one address per test;
+# the one that poisons the database has a daemon of its own.
+def wait_settled(judge: RunningJudge, count: int, sender: str | None = None,
+                 timeout: float = 30) -> list[tuple]:
+    """Every inbound row (from ``sender``, or all) processed, ``count`` at least, and every
+    outbox row (to ``sender``, or all) sent."""
+    mine = "envelope_sender = :s" if sender else "1 = 1"
     for _ in polls(timeout):
-        rows = judge.sql("SELECT id, status FROM inbound ORDER BY id")
-        waiting = judge.sql("SELECT count(*) FROM outbox WHERE status = 'pending'")[0][0]
+        rows = judge.sql(f"SELECT id, status FROM inbound WHERE {mine} ORDER BY id", s=sender)
+        waiting = judge.sql(f"SELECT count(*) FROM outbox WHERE status = 'pending' AND "
+                            f"{mine.replace('envelope_sender', 'recipients')}", s=sender)[0][0]
         if len(rows) >= count and all(r[1] != "new" for r in rows) and waiting == 0:
             return rows
     raise AssertionError(f"not settled: {judge.sql('SELECT id, status FROM inbound')}\n"
                          f"{judge.log()[-3000:]}")
 
 
+def replies_to(judge: RunningJudge, sender: str) -> list:
+    return [r for r in judge.replies() if r["To"] == sender]
+
+
+def outbox_of(judge: RunningJudge, sender: str) -> list[tuple]:
+    return judge.sql("SELECT inbound_id FROM outbox WHERE recipients = :s", s=sender)
+
+
 # --------------------------------------------------------------------------- many recipients
 
 
-def test_one_transaction_to_many_judge_addresses_is_stored_and_executed_once(judge):
-    msg = make_mail("VERSION\nHELP", msgid="<many-rcpt@example.org>")
+def test_one_transaction_to_many_judge_addresses_is_stored_and_executed_once(shared_judge):
+    judge, sender = shared_judge, "many@example.org"
+    msg = make_mail("VERSION\nHELP", sender=sender, msgid="<many-rcpt@example.org>")
     with judge.smtp() as s:
         s.ehlo()
-        assert s.mail("alice@example.org")[0] == 250
+        assert s.mail(sender)[0] == 250
         codes = [s.rcpt(f"judge+{i}@example.org")[0] for i in range(150)]
         assert s.data(msg.as_bytes(policy=policy.SMTP))[0] == 250
     # The first hundred are taken ([intake] max_recipients), the rest told to try later.
     assert codes == [250] * 100 + [452] * 50
-    [(inbound_id, status)] = wait_settled(judge, 1)
+    [(inbound_id, status)] = wait_settled(judge, 1, sender)
     assert status == "done"
-    [(recipients,)] = judge.sql("SELECT recipients FROM inbound")
+    [(recipients,)] = judge.sql("SELECT recipients FROM inbound WHERE id = :i", i=inbound_id)
     assert len(recipients.split(",")) == 100
-    assert judge.sql("SELECT inbound_id FROM outbox") == [(inbound_id,)]
-    assert len(judge.replies()) == 1
+    assert outbox_of(judge, sender) == [(inbound_id,)]
+    assert len(replies_to(judge, sender)) == 1
 
 
-def test_the_same_message_to_two_judge_addresses_runs_once(judge):
-    msg = make_mail("VERSION", msgid="<two-rcpt@example.org>")
+def test_the_same_message_to_two_judge_addresses_runs_once(shared_judge):
+    judge, sender = shared_judge, "twice@example.org"
+    msg = make_mail("VERSION", sender=sender, msgid="<two-rcpt@example.org>")
     with judge.smtp() as s:
-        s.sendmail("alice@example.org", [JUDGE_ADDRESS, "judge+x@example.org"],
+        s.sendmail(sender, [JUDGE_ADDRESS, "judge+x@example.org"],
                    msg.as_bytes(policy=policy.SMTP))
     # ... and once more by another route, one recipient per transaction (as an MTA may split).
-    judge.send(msg, rcpt="judge+y@example.org")
-    rows = wait_settled(judge, 1)
+    judge.send(msg, mail_from=sender, rcpt="judge+y@example.org")
+    rows = wait_settled(judge, 1, sender)
     assert len(rows) == 1 and rows[0][1] == "done"
-    assert len(judge.sql("SELECT id FROM outbox")) == 1
+    assert len(outbox_of(judge, sender)) == 1
 
 
-def test_mails_without_message_id_are_each_stored_once(judge):
-    raw = (b"From: alice@example.org\r\nTo: judge@example.org\r\nSubject: no id\r\n\r\n"
+def test_mails_without_message_id_are_each_stored_once(shared_judge):
+    judge, sender = shared_judge, "noid@example.org"
+    raw = (b"From: noid@example.org\r\nTo: judge@example.org\r\nSubject: no id\r\n\r\n"
            b"VERSION\r\n")
     for _ in range(2):
         with judge.smtp() as s:
-            s.sendmail("alice@example.org", [JUDGE_ADDRESS, "judge+x@example.org"], raw)
-    rows = wait_settled(judge, 2)
+            s.sendmail(sender, [JUDGE_ADDRESS, "judge+x@example.org"], raw)
+    rows = wait_settled(judge, 2, sender)
     assert [r[1] for r in rows] == ["done", "done"]
-    assert len(judge.sql("SELECT id FROM outbox")) == 2
+    assert len(outbox_of(judge, sender)) == 2
 
 
 # --------------------------------------------------------------------------- long Message-IDs
@@ -76,37 +93,41 @@ def folded_id(tail: str) -> str:
     return "<" + "\r\n ".join(left[i:i + 500] for i in range(0, len(left), 500)) + "@example.org>"
 
 
-def test_message_ids_alike_in_their_first_thousand_characters_are_two_messages(judge):
+def test_message_ids_alike_in_their_first_thousand_characters_are_two_messages(shared_judge):
+    judge, sender = shared_judge, "longid@example.org"
     for tail in ("first", "second"):
-        raw = (f"From: alice@example.org\r\nTo: judge@example.org\r\nSubject: {tail}\r\n"
+        raw = (f"From: {sender}\r\nTo: judge@example.org\r\nSubject: {tail}\r\n"
                f"Message-ID: {folded_id(tail)}\r\n\r\nVERSION\r\n").encode()
-        judge.send(raw)
-    rows = wait_settled(judge, 2)
+        judge.send(raw, mail_from=sender)
+    rows = wait_settled(judge, 2, sender)
     assert [r[1] for r in rows] == ["done", "done"]
-    subjects = sorted(str(r["Subject"]) for r in judge.wait_replies(2))
+    subjects = sorted(str(r["Subject"]) for r in replies_to(judge, sender))
     assert subjects == ["Re: first", "Re: second"]
     # The same long id again is a duplicate, found by the hash of the whole id.
-    judge.send((f"From: alice@example.org\r\nTo: judge@example.org\r\nSubject: again\r\n"
-                f"Message-ID: {folded_id('first')}\r\n\r\nVERSION\r\n").encode())
-    assert len(wait_settled(judge, 2)) == 2
+    judge.send((f"From: {sender}\r\nTo: judge@example.org\r\nSubject: again\r\n"
+                f"Message-ID: {folded_id('first')}\r\n\r\nVERSION\r\n").encode(),
+               mail_from=sender)
+    judge.settle()
+    assert len(wait_settled(judge, 2, sender)) == 2
 
 
 # --------------------------------------------------------------------------- over-long addresses
 
 
-def test_over_long_envelope_addresses_are_refused_at_the_command(judge):
+def test_over_long_envelope_addresses_are_refused_at_the_command(shared_judge):
+    judge, sender = shared_judge, "longaddress@example.org"
     long_sender = "s" * 300 + "@example.org"
     long_judge = "judge+" + "t" * 300 + "@example.org"
     with judge.smtp() as s:
         s.ehlo()
         code, text = s.mail(long_sender)
         assert code == 553 and b"too long" in text
-        assert s.mail("alice@example.org")[0] == 250
+        assert s.mail(sender)[0] == 250
         code, _ = s.rcpt(long_judge)
         assert code == 553
         assert s.rcpt(JUDGE_ADDRESS)[0] == 250
-        assert s.data(make_mail("VERSION").as_bytes(policy=policy.SMTP))[0] == 250
-    assert [r[1] for r in wait_settled(judge, 1)] == ["done"]
+        assert s.data(make_mail("VERSION", sender=sender).as_bytes(policy=policy.SMTP))[0] == 250
+    assert [r[1] for r in wait_settled(judge, 1, sender)] == ["done"]
 
 
 def poison(judge: RunningJudge, sender: str) -> None:
@@ -168,7 +189,8 @@ def test_a_row_that_cannot_be_stored_fails_alone_not_its_batch(judge):
 
 @pytest.mark.parametrize("command", ["MAIL FROM:<a\x00b@example.org>",
                                      "MAIL FROM:<a\x1b[2Jb@example.org>"])
-def test_control_characters_in_envelope_addresses_are_refused(judge, command):
+def test_control_characters_in_envelope_addresses_are_refused(shared_judge, command):
+    judge = shared_judge
     with judge.smtp() as s:
         s.ehlo()
         s.send(command.encode("latin-1") + b"\r\n")
