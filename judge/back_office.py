@@ -209,7 +209,7 @@ def main(config: Config, verbose: bool, sock: socket.socket) -> None:
     # The loop's thread reads intake's requests for the lock while the worker's thread runs:
     # a short switch interval lets it see one within a millisecond rather than five.
     sys.setswitchinterval(0.001)
-    lower_priority()
+    lower_priority(config.worker.niceness)  # the sender, its child, inherits it
     sender = SenderProcess(config, verbose)
     sender.launch(fork=True)  # no thread runs yet: forked, it needs no imports of its own
     try:

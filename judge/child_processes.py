@@ -20,11 +20,6 @@ from typing import Any, Callable
 
 log = logging.getLogger("judge.daemon")
 
-# The children's CPU priority relative to the daemon: when the machine is short of CPU,
-# accepting mail comes first.
-NICENESS = 19
-
-
 def start_child(target: Callable[..., None], name: str, args: tuple[Any, ...],
                 fork: bool) -> tuple[BaseProcess, socket.socket]:
     """Start ``target(*args, sock)`` in a child process; the child and this process's end of
@@ -67,9 +62,10 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
-def lower_priority() -> None:
+def lower_priority(niceness: int) -> None:
+    """Lower this process's CPU priority by ``niceness`` (``[worker] niceness``)."""
     try:
-        os.nice(NICENESS)
+        os.nice(niceness)
     except OSError:
         pass  # not allowed to lower its priority: runs at its parent's
 

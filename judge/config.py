@@ -71,6 +71,10 @@ class WorkerSection:
     max_attempts: int = 3
     poll_seconds: float = 2.0
     lease_seconds: float = 300.0
+    # How much lower the CPU priority of the back office (worker, scheduler) and of the sender is
+    # than the daemon's (a nice increment, 0 to 19): on a machine short of CPU, accepting mail
+    # comes first.  0 runs all three alike.
+    niceness: int = 19
 
 
 @dataclass(frozen=True)
@@ -293,6 +297,8 @@ def validate(config: Config) -> None:
                           ("[intake] session_timeout", config.intake.session_timeout)):
         if seconds <= 0:
             raise ConfigError(f"{name} must be more than 0 seconds")
+    if not 0 <= config.worker.niceness <= 19:
+        raise ConfigError(f"[worker] niceness must be 0 to 19, got {config.worker.niceness}")
     if config.retention.raw_mail_days < 0:
         raise ConfigError("[retention] raw_mail_days must be 0 (keep for ever) or more")
     for name, value in vars(config.limits).items():

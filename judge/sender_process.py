@@ -25,8 +25,7 @@ import socket
 import time
 from multiprocessing.process import BaseProcess
 
-from judge.child_processes import (die_with_parent, end_child, lower_priority, receive,
-                                   start_child)
+from judge.child_processes import die_with_parent, end_child, receive, start_child
 from judge.config import Config
 
 log = logging.getLogger("judge.sender")
@@ -101,7 +100,6 @@ def main(config: Config, verbose: bool, sock: socket.socket) -> None:
 
     die_with_parent()
     setup_logging(verbose)
-    lower_priority()
     Sender(config, sock).run()
 
 

@@ -279,6 +279,10 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
         "JUDGE_INTAKE_LISTEN": f"127.0.0.1:{port}",
         "JUDGE_OUTBOUND_TRANSPORT": f"maildir:{tmp / 'mail'}",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
+        # The other test workers keep the CPUs busy: at the default nice 19 the back office
+        # and the sender got a few per cent of a core, and a daemon test waited seconds for
+        # them.  1 still puts them below the daemon (a test checks that; another the default).
+        "JUDGE_WORKER_NICENESS": "1",
         "JUDGE_PASSWORD_COST": PASSWORD_COST,
         # the web view is off unless a test asks for it (tests run side by side: no port
         # may be fixed)
