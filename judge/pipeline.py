@@ -366,22 +366,23 @@ class Pipeline:
         if run.prep.authenticated:
             progress["verdict"] = "reply"
             return None
+        verdict = take_reply(session, mail.sender, run.now, self.config.judge.replies_per_day,
+                             raised=lambda: self._cap_for(session, mail.sender))
+        if verdict is Verdict.REPLY:
+            progress["verdict"] = "reply"
+            return None
         limit = self._cap_for(session, mail.sender)
-        verdict = take_reply(session, mail.sender, run.now, limit)
         if verdict is Verdict.SILENCE:
             row.note = (f"reply cap of {limit} a day reached for {mail.sender}; not executed,"
                         " not answered")
             log.info("inbound %s ignored: message %s from %s: %s", row.id, mail.message_id,
                      mail.sender, row.note)
             return "ignored"
-        if verdict is Verdict.LAST_NOTICE:
-            body = self.composer.render("cap_notice.txt", **self._reply_vars(mail, limit))
-            self._enqueue_reply(session, run, [mail.sender], body)
-            run.notes.append("reply cap reached: last notice sent, mail not executed")
-            row.note = "; ".join(run.notes)
-            return "done"
-        progress["verdict"] = "reply"
-        return None
+        body = self.composer.render("cap_notice.txt", **self._reply_vars(mail, limit))
+        self._enqueue_reply(session, run, [mail.sender], body)
+        run.notes.append("reply cap reached: last notice sent, mail not executed")
+        row.note = "; ".join(run.notes)
+        return "done"
 
     def _cap_for(self, session: Session, address: str) -> int:
         """The master of a game in play may need more replies (LIST every phase)."""
@@ -407,7 +408,9 @@ class Pipeline:
         mail = run.mail
         assert mail is not None
         game = signed_on_game(ctx)
-        to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld)
+        # The sender was marked heard from in this mail's first transaction (heard_from).
+        to = screen(session, [mail.sender, *ctx.reply_also], run.now, ctx.withheld,
+                    heard={mail.sender})
         for recipient in to:
             # the sender reads every answer; a role's registered address, those given as it
             answers = ctx.answers if recipient == mail.sender else ctx.answers_for(recipient)

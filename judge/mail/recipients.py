@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Iterable
+from typing import Collection, Iterable
 
 from sqlalchemy import Executable, bindparam, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -67,26 +67,29 @@ def unheard(session: Session, addresses: set[str]) -> set[str]:
 
 
 def screen(session: Session, addresses: Iterable[str], now: datetime,
-           withheld: list[str] | None = None) -> list[str]:
+           withheld: list[str] | None = None, heard: Collection[str] = ()) -> list[str]:
     """The addresses a mail may go to now (in order, once each); the others are logged and,
     if ``withheld`` is given, listed there (an address the judge has written to once and
-    not heard from since)."""
+    not heard from since).  ``heard``: addresses the caller knows to be usable, as
+    :func:`checked_address` writes them, and heard from (a reply's sender), which need no
+    look-up."""
     wanted: list[str] = []
     for address in dict.fromkeys(addresses):
-        usable = usable_address(address)
+        usable = address if address in heard else usable_address(address)
         if usable is None:
             log.warning("not writing to %r: not a usable mail address", address)
             continue
         wanted.append(usable)
     if not wanted:
         return []
-    rows = {row.address: row
-            for row in session.connection().execute(_KNOWN, dict(addresses=wanted))}
+    unsure = [address for address in wanted if address not in heard]
+    rows = {row.address: row for row in session.connection().execute(
+        _KNOWN, dict(addresses=unsure))} if unsure else {}
     allowed: list[str] = []
     first_notices: list[str] = []
     for address in dict.fromkeys(wanted):
         row = rows.get(address)
-        if row is not None and row.confirmed_at is not None:
+        if address in heard or (row is not None and row.confirmed_at is not None):
             allowed.append(address)
         elif row is None or row.notified_at is None:
             first_notices.append(address)

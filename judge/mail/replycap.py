@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from typing import Callable
 
 from sqlalchemy import Executable, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -23,14 +24,22 @@ class Verdict(Enum):
     SILENCE = "silence"
 
 
-def take_reply(session: Session, address: str, now: datetime, limit: int) -> Verdict:
-    """Count one more mail from ``address`` today and say how the judge may answer it."""
+def take_reply(session: Session, address: str, now: datetime, limit: int,
+               raised: Callable[[], int] | None = None) -> Verdict:
+    """Count one more mail from ``address`` today and say how the judge may answer it: with
+    ``limit`` replies a day, or ``raised()`` where that is more (a master's).  ``raised`` is
+    asked only once the count passes ``limit``: it costs a query, and almost no mail gets that
+    far."""
     day = now.strftime("%Y-%m-%d")
     # One address however its case is written (as judge.addresses compares them).
     address = address.lower()
     count = _count_one_more(session, address, day)
     if count <= limit:
         return Verdict.REPLY
+    if raised is not None:
+        limit = max(limit, raised())
+        if count <= limit:
+            return Verdict.REPLY
     if count == limit + 1:
         return Verdict.LAST_NOTICE
     return Verdict.SILENCE

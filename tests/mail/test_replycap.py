@@ -125,3 +125,21 @@ def test_the_cap_counts_one_address_however_its_case_is_written(
     replies = replies_by_original(tmp_path / "mail")
     assert set(replies) == {"<case1@example.org>", "<case2@example.org>", "<case3@example.org>"}
     assert NOTICE in body_of(replies["<case3@example.org>"])  # type: ignore[arg-type]
+
+
+def test_a_raised_limit_is_asked_for_only_once_the_count_passes_the_limit(store: Store) -> None:
+    asked: list[int] = []
+
+    def masters_limit() -> int:
+        asked.append(1)
+        return LIMIT + 2
+
+    with store.transaction() as s:
+        verdicts = [take_reply(s, "gm@example.org", NOW, LIMIT, raised=masters_limit)
+                    for _ in range(6)]
+        plain = [take_reply(s, "eve@example.org", NOW, LIMIT, raised=lambda: LIMIT - 1)
+                 for _ in range(4)]
+    assert verdicts == [Verdict.REPLY] * 4 + [Verdict.LAST_NOTICE, Verdict.SILENCE]
+    assert len(asked) == 4  # not for the first LIMIT mails
+    # a "raised" limit below the plain one lowers nothing
+    assert plain == [Verdict.REPLY, Verdict.REPLY, Verdict.LAST_NOTICE, Verdict.SILENCE]
