@@ -194,13 +194,19 @@ def envelope_address(envelope_sender: str | None) -> str | None:
     value = envelope_sender.strip()
     if value in ("", "<>"):
         return ""
+    simple = _SIMPLE_ADDRESS.fullmatch(value)
+    if simple is not None:  # the common shape, read as parseaddr reads it (a test compares)
+        return normalise_addr_spec(simple.group("bracketed") or simple.group("bare"))
     _, addr = email.utils.parseaddr(value)
     return normalise_addr_spec(addr) or value
 
 
+_SURROGATE = re.compile("[\udc80-\udcff]")  # a raw byte the parser could not decode
+
+
 def fix_surrogates(text: str) -> str:
     """Replace surrogate-escaped raw bytes (8-bit headers) by real characters."""
-    if not any("\udc80" <= c <= "\udcff" for c in text):
+    if text.isascii() or not _SURROGATE.search(text):
         return text
     data = text.encode("utf-8", "surrogateescape")
     try:

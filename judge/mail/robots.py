@@ -6,6 +6,7 @@ from __future__ import annotations
 import email.utils
 import re
 from email.message import Message
+from functools import cache
 
 from judge.mail.headers import decoded_header, header_subject, raw_header
 
@@ -23,6 +24,13 @@ def _address_key(addr: str) -> str:
     """Case-insensitive comparison key that ignores a ``+tag`` in the local part."""
     local, _, domain = addr.strip().strip("<>").lower().rpartition("@")
     return f"{local.split('+', 1)[0]}@{domain}"
+
+
+@cache
+def _judge_key(judge_address: str) -> str:
+    """The judge's own address as :func:`_address_key` (worked out once: it never changes)."""
+    _, judge = email.utils.parseaddr(judge_address)
+    return _address_key(judge or judge_address)
 
 
 def robot_reason(
@@ -60,8 +68,7 @@ def robot_reason(
         local = (addr.rpartition("@")[0] if "@" in addr else addr).lower().split("+", 1)[0]
         if local in _ROBOT_LOCAL_PARTS:
             return f"robot sender address {addr}"
-    _, judge = email.utils.parseaddr(judge_address)
-    judge_key = _address_key(judge or judge_address)
+    judge_key = _judge_key(judge_address)
     for addr in addresses:
         if _address_key(addr) == judge_key:
             return "mail from the judge's own address"

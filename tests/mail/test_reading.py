@@ -569,6 +569,32 @@ def test_the_common_address_shapes_are_read_without_the_header_parser(
                 envelope=None).sender == expected
 
 
+@settings(max_examples=500, deadline=None)
+@given(value=st.one_of(_address_headers(),
+                       st.sampled_from(["player0@bench.example.org", "<a@B.Example.COM>", "<>",
+                                        "", "  a@b  ", "a.@b.org", "Name <a@b.org>"])))
+def test_an_envelope_address_read_directly_is_the_one_parseaddr_reads(value: str) -> None:
+    """envelope_address reads the common shapes without email.utils.parseaddr; whatever the
+    envelope holds, the result is the one parseaddr gives."""
+    import email.utils
+
+    from judge.mail.headers import envelope_address, normalise_addr_spec
+
+    stripped = value.strip()
+    by_parseaddr = "" if stripped in ("", "<>") else (
+        normalise_addr_spec(email.utils.parseaddr(stripped)[1]) or stripped)
+    assert envelope_address(value) == by_parseaddr
+
+
+def test_raw_bytes_in_a_header_become_characters_and_other_text_stays() -> None:
+    from judge.mail.headers import fix_surrogates
+
+    assert fix_surrogates("caf\udcc3\udca9") == "café"  # utf-8 bytes
+    assert fix_surrogates("caf\udce9") == "caf\xe9"  # latin-1 when not utf-8
+    for text in ("plain", "café €", "", "\ud7ff\ue000"):
+        assert fix_surrogates(text) is text
+
+
 _SUBJECT_PIECE = st.one_of(
     st.text(st.sampled_from("abcXYZ09_'-.\"=?,:;()<>@\\[]~!é \t"), max_size=8),
     st.sampled_from(["=?utf-8?q?caf=C3=A9?=", "=?iso-8859-1?b?6Q==?=", "=?", "?=", "=?x?q?",
