@@ -95,29 +95,28 @@ def claim_batch(store: Store, config: Config, on_set_aside: SetAside | None = No
                 limit: int = 32) -> list[int]:
     """Lease up to ``limit`` of the oldest waiting messages in one transaction; their ids,
     oldest first ([] when nothing waits).  A message tried before comes alone."""
+    # Ids and attempts only, and one UPDATE for the lot: loading the rows (the mail's text
+    # with them) into the session and flushing them back cost more than the rest of a claim.
     while True:
         now = utcnow()
         with store.transaction() as session:
-            rows = list(session.scalars(
-                select(InboundMessage)
-                .where(InboundMessage.status == InboundStatus.NEW,
-                       or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < now))
-                .order_by(InboundMessage.id).limit(limit)
-                .with_for_update(skip_locked=True)))
+            connection = session.connection()
+            rows = connection.execute(_WAITING.limit(limit), dict(now=now)).all()
             if not rows:
                 return []
             first = rows[0]
             if first.attempts >= config.worker.max_attempts:
-                _set_aside(session, first, f"set aside after {first.attempts} attempts",
+                row = session.get(InboundMessage, first.id)
+                assert row is not None
+                _set_aside(session, row, f"set aside after {row.attempts} attempts",
                            on_set_aside)
                 continue
-            taken = [first] if first.attempts else \
-                list(takewhile(lambda row: row.attempts == 0, rows))
-            for row in taken:
-                row.attempts += 1
-                row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
-                row.lease_owner = owner_id()
-            return [row.id for row in taken]
+            taken = [first.id] if first.attempts else \
+                [row.id for row in takewhile(lambda row: row.attempts == 0, rows)]
+            connection.execute(_LEASE, dict(
+                ids=taken, until=now + timedelta(seconds=config.worker.lease_seconds),
+                owner=owner_id()))
+            return taken
 
 
 def process_batch(store: Store, config: Config, inbound_ids: list[int],
@@ -169,6 +168,15 @@ def mark_processed(session: Session, inbound_id: int, outcome: str, note: str | 
 # caller's copy of the row is read afresh, populate_existing, where it matters.)
 _TABLE = InboundMessage.metadata.tables[InboundMessage.__tablename__]
 _INBOUND = _TABLE.c
+# Waiting messages, oldest first, not leased to a live worker (rows another transaction has
+# locked are skipped where the database can: PostgreSQL).
+_WAITING = (select(_INBOUND.id, _INBOUND.attempts)
+            .where(_INBOUND.status == InboundStatus.NEW,
+                   or_(_INBOUND.lease_until.is_(None), _INBOUND.lease_until < bindparam("now")))
+            .order_by(_INBOUND.id).with_for_update(skip_locked=True))
+_LEASE = (update(_TABLE).where(_INBOUND.id.in_(bindparam("ids", expanding=True)))
+          .values(attempts=_INBOUND.attempts + 1, lease_until=bindparam("until"),
+                  lease_owner=bindparam("owner")))
 _MARK = (update(_TABLE)
          .where(_INBOUND.id == bindparam("inbound_id"), _INBOUND.status == InboundStatus.NEW)
          .values(status=bindparam("outcome"), processed_at=bindparam("processed_at"),
