@@ -75,8 +75,9 @@ class RememberingHeaders(HeaderRegistry):
 def raw_header(msg: Message, name: str) -> str | None:
     """The first raw (undecoded, folded) value of a header, bypassing the policy's parser:
     ids and addresses are ASCII syntax, and the lazy parsers choke on folded Message-IDs."""
+    wanted = name.lower()
     for key, value in msg.raw_items():
-        if key.lower() == name.lower():
+        if key.lower() == wanted:
             return fix_surrogates(str(value))
     return None
 
@@ -135,11 +136,14 @@ def header_references(msg: Message) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
+_SPACE = re.compile(r"\s")
+
+
 def normalise_addr_spec(addr: str) -> str | None:
     """``Local@Example.COM`` -> ``Local@example.com``; None unless it looks like local@domain."""
     addr = fix_surrogates(addr.strip())
     local, at, domain = addr.rpartition("@")
-    if not at or not local or not domain or any(c.isspace() for c in addr):
+    if not at or not local or not domain or _SPACE.search(addr):
         return None
     return f"{local}@{domain.lower()}"
 
