@@ -69,26 +69,8 @@ def _set_aside(session: Session, row: InboundMessage, why: str,
 def claim_next(store: Store, config: Config,
                on_set_aside: SetAside | None = None) -> int | None:
     """Lease the oldest waiting message; returns its id, or None when nothing waits."""
-    while True:
-        now = utcnow()
-        with store.transaction() as session:
-            row = session.scalars(
-                select(InboundMessage)
-                .where(InboundMessage.status == InboundStatus.NEW,
-                       or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < now))
-                .order_by(InboundMessage.id).limit(1)
-                .with_for_update(skip_locked=True)).first()
-            if row is None:
-                return None
-            if row.attempts >= config.worker.max_attempts:
-                # Earlier attempts died without recording an error (the daemon was killed).
-                _set_aside(session, row, f"set aside after {row.attempts} attempts",
-                           on_set_aside)
-                continue
-            row.attempts += 1
-            row.lease_until = now + timedelta(seconds=config.worker.lease_seconds)
-            row.lease_owner = owner_id()
-            return row.id
+    taken = claim_batch(store, config, on_set_aside, limit=1)
+    return taken[0] if taken else None
 
 
 def claim_batch(store: Store, config: Config, on_set_aside: SetAside | None = None,
