@@ -586,6 +586,18 @@ def test_an_envelope_address_read_directly_is_the_one_parseaddr_reads(value: str
     assert envelope_address(value) == by_parseaddr
 
 
+@pytest.mark.parametrize("value,expected", [("Player0@Bench.Example.ORG", "Player0@bench.example.org"),
+                                            ("<o.b+x@ex-ample.org>", "o.b+x@ex-ample.org")])
+def test_a_plain_envelope_address_is_read_without_parseaddr(
+        value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The property test above compares the two readings; these shapes take the direct one."""
+    from judge.mail import headers
+
+    monkeypatch.setattr(headers.email.utils, "parseaddr",
+                        lambda *a: pytest.fail("read by parseaddr"))
+    assert headers.envelope_address(value) == expected
+
+
 def test_raw_bytes_in_a_header_become_characters_and_other_text_stays() -> None:
     from judge.mail.headers import fix_surrogates
 
