@@ -14,9 +14,9 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator, cast
+from typing import Any, Callable, Iterator, cast
 
-from sqlalchemy import CursorResult, Engine, Result, create_engine, event
+from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -87,8 +87,41 @@ def make_engine(url: str, polls_for_lock: bool = False) -> Engine:
                                                   "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
                                                   "factory": _QueuedWriters.made_for()})
         _tune_sqlite(engine, polls_for_lock)
-        return engine
-    return create_engine(url, pool_pre_ping=True)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    _plain_savepoints(engine)
+    return engine
+
+
+def _plain_savepoints(engine: Engine) -> None:
+    """Send ``engine``'s SAVEPOINT, RELEASE and ROLLBACK TO statements straight to the driver.
+
+    The worker puts each message of a batch in a savepoint of its own (``begin_nested``), so
+    that one that fails is undone alone.  SQLAlchemy builds each of those statements as an
+    expression that its statement cache does not keep, and compiles it anew every time: the
+    pair cost about a tenth of the worker's CPU per mail.  Written out here they are the same
+    statements, with the name SQLAlchemy chose (quoted as its compiler would), sent on the same
+    connection; the session's bookkeeping of nested transactions is unchanged.  These are the
+    dialect's documented hooks for emitting them (``Dialect.do_savepoint`` and its siblings),
+    set on this engine's dialect only."""
+    dialect = engine.dialect
+    name_of = dialect.identifier_preparer.format_savepoint
+
+    def emit(statement: str) -> Callable[[Connection, str], None]:
+        def run(connection: Connection, name: str) -> None:
+            driver = connection.connection.dbapi_connection
+            assert driver is not None  # SQLAlchemy calls the hook on an open connection only
+            cursor = driver.cursor()
+            try:
+                cursor.execute(f"{statement} {name_of(None, name)}")
+            finally:
+                cursor.close()
+        return run
+
+    for hook, statement in (("do_savepoint", "SAVEPOINT"),
+                            ("do_release_savepoint", "RELEASE SAVEPOINT"),
+                            ("do_rollback_to_savepoint", "ROLLBACK TO SAVEPOINT")):
+        setattr(dialect, hook, emit(statement))
 
 
 def begin_immediate(db: sqlite3.Connection, *, wait: bool = True,
