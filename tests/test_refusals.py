@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import cache
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,8 @@ def _refusal_classes(sources: dict[Path, ast.Module]) -> dict[str, set[str]]:
     return found
 
 
-def _raises() -> list[Raise]:
+@cache  # read when a test asks, not when the module is collected (in every test process)
+def raises() -> list[Raise]:
     sources = _sources()
     classes = _refusal_classes(sources)
     found: list[Raise] = []
@@ -148,8 +150,6 @@ def _raises() -> list[Raise]:
     return found
 
 
-RAISES = _raises()
-
 
 def _macros() -> dict[str, Macro]:
     return {name: macro for name, macro in vars(refusals()).items() if isinstance(macro, Macro)}
@@ -158,22 +158,22 @@ def _macros() -> dict[str, Macro]:
 def test_the_scan_sees_the_service_refusals() -> None:
     """The scan reads the whole judge; it must find the service's refusals (or it tests
     nothing) and every kind of refusal class."""
-    in_service = [r for r in RAISES if r.where.startswith("judge/service/")]
+    in_service = [r for r in raises() if r.where.startswith("judge/service/")]
     assert len(in_service) > 100
-    assert {r.cls for r in RAISES} >= {"GameError", "CountedRefusal", "WrongPassword",
+    assert {r.cls for r in raises()} >= {"GameError", "CountedRefusal", "WrongPassword",
                                        "ProcessingFault"}
 
 
 def test_every_refusal_names_a_snake_case_code_and_its_facts_by_name() -> None:
     wrong = [f"{r.where}: {r.cls}(...) must start with a snake_case code literal"
-             for r in RAISES if r.code is None or not CODE.fullmatch(r.code)]
+             for r in raises() if r.code is None or not CODE.fullmatch(r.code)]
     wrong += [f"{r.where}: {r.cls}(...) passes its facts as fact=value only, not {e}"
-              for r in RAISES for e in r.extra]
+              for r in raises() for e in r.extra]
     assert wrong == []
 
 
 def test_every_code_has_its_words_and_every_words_its_code() -> None:
-    codes = {r.code for r in RAISES if r.code is not None}
+    codes = {r.code for r in raises() if r.code is not None}
     macros = set(_macros())
     assert sorted(codes - macros) == [], "refusal codes without a macro in templates/refusals.txt"
     assert sorted(macros - codes) == [], "macros in templates/refusals.txt that nothing raises"
@@ -183,7 +183,7 @@ def test_every_refusal_passes_exactly_the_facts_its_words_take() -> None:
     macros = _macros()
     wrong = [f"{r.where}: {r.code} passes {sorted(r.facts)}, its macro takes "
              f"{sorted(macros[r.code].arguments)}"
-             for r in RAISES if r.code in macros and r.facts != set(macros[r.code].arguments)]
+             for r in raises() if r.code in macros and r.facts != set(macros[r.code].arguments)]
     assert wrong == []
     # facts the macro does not name would be refused at render time; none may be swallowed
     assert [name for name, macro in macros.items() if macro.catch_kwargs] == []
