@@ -21,7 +21,7 @@ import json
 import logging
 import time
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -35,6 +35,7 @@ from judge.commands.execute import overflow_answer, run_finishers, run_items
 from judge.commands.parse import Item
 from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
+from judge.in_order import DONE, NOT_YET, InOrder
 from judge.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
 from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing
@@ -57,6 +58,9 @@ from judge.store.turns import WriteTurns
 log = logging.getLogger("judge.pipeline")
 
 PLAYING = (GameState.FORMING, GameState.ACTIVE, GameState.PAUSED)
+# Threads that read a batch of mail once it needs password hashes: one per core of the
+# machines the judge is made for (two).
+READERS = 2
 
 
 def signed_on_game(ctx: Context) -> dict[str, Any] | None:
@@ -151,7 +155,7 @@ class Pipeline:
         self.config = config
         self.composer = composer or Composer(config)
         self._purged_at = 0.0
-        self._helper = ThreadPoolExecutor(1, thread_name_prefix="judge-read")
+        self._helpers = ThreadPoolExecutor(READERS, thread_name_prefix="judge-read")
 
     # ------------------------------------------------------------------ the stages
 
@@ -202,91 +206,132 @@ class Pipeline:
         transaction also ends early when intake waits for the write lock, and the next one
         lets it commit first (judge.store.turns).
 
+        The messages are written in arrival order, each as soon as it has been read: while
+        helper threads still compute the password hashes of later ones (:meth:`_read_all`),
+        this thread writes those already read, so both cores work.  A transaction is only
+        opened, and the write lock taken, once a message is ready for it; when the next one is
+        not, the transaction ends rather than hold the lock while it waits.
+
         Each message is still done exactly once: its effects, its mail and its ``done`` mark
         commit together.  A message that needs more than one transaction (``[limits]
         batch_seconds``) ends the shared transaction and goes on alone."""
-        runs, failures = self._read_all(store, inbound_ids)
+        reads = self._read_all(store, inbound_ids)
+        failures: list[tuple[int, Exception]] = []
+        taken = iter(inbound_ids)
+
+        def next_run(block: bool) -> MessageRun | object:
+            """The next message read, in order; NOT_YET (block=False) or DONE."""
+            while True:
+                got = reads.take(block)
+                if got is NOT_YET or got is DONE:
+                    return got
+                inbound_id = next(taken)
+                outcome = got[1] if isinstance(got, tuple) else got  # or NotRead
+                if isinstance(outcome, MessageRun):
+                    return outcome
+                if isinstance(outcome, Exception):
+                    failures.append((inbound_id, outcome))
+                # None: another worker finished it before it was read
+
         finished = 0
-        while runs:
+        run = next_run(block=True)
+        while isinstance(run, MessageRun):
             goes_on: MessageRun | None = None
             if turns is not None:
                 turns.wait_turn()
             until = time.monotonic() + seconds
             with store.transaction() as session:
-                first = True
-                while runs and (first or (time.monotonic() < until
-                                          and not (turns and turns.asked_for()))):
-                    first = False
-                    run = runs.pop(0)
+                while isinstance(run, MessageRun):
+                    current, run = run, NOT_YET
                     try:
                         with session.begin_nested():
-                            done = self._write_step(session, run)
+                            done = self._write_step(session, current)
                             if done is False:
                                 raise _Finished()
                     except _Finished:
-                        continue  # another worker's: rolled back
+                        done = False  # another worker's: rolled back
                     except Exception as exc:
-                        failures.append((run.inbound_id, exc))
-                        continue
+                        failures.append((current.inbound_id, exc))
+                        done = False
                     if done is None:
-                        goes_on = run
+                        goes_on = current
                         break
-                    finished += 1
+                    finished += bool(done)
+                    if time.monotonic() >= until or (turns and turns.asked_for()):
+                        break
+                    run = next_run(block=False)
             if goes_on is not None:
                 try:
                     finished += self._finish(store, goes_on)
                 except Exception as exc:
                     failures.append((goes_on.inbound_id, exc))
+            if not isinstance(run, MessageRun) and run is not DONE:
+                run = next_run(block=True)  # outside any transaction
         return finished, failures
 
     def _read_all(self, store: Store, inbound_ids: list[int]
-                  ) -> tuple[list[MessageRun], list[tuple[int, Exception]]]:
-        """Read and prepare claimed messages (the slow password work: no write lock held);
-        the runs in the order of ``inbound_ids``, and the failures.
+                  ) -> InOrder[tuple[int, MessageRun | Exception | None]]:
+        """Start reading and preparing claimed messages (the slow password work: no write
+        lock held): slot ``i`` gets ``(id, outcome)`` for ``inbound_ids[i]``, the outcome a
+        run, the exception that stopped its reading, or None when it is no longer new.
 
-        Once a message needed a password hash (a scrypt of tens of milliseconds, computed
-        without the interpreter's lock), a second thread with a session of its own joins in,
-        taking messages from the same list: two hashes then run at once, one on each core, and
-        a batch of first sign-ons is read in not much more than half the time.  Until then one
-        thread reads alone: for mail of players signed on minutes ago (no hash) a second one
-        would only take turns with it at the interpreter."""
+        This thread reads until a message needs a password hash (a scrypt of tens of
+        milliseconds, computed without the interpreter's lock), which is when it returns,
+        handing the rest of the batch to two helper threads with sessions of their own, taking
+        messages from the same list: two hashes then run at once, one on each core, while the
+        caller writes what is read.  For mail of players signed on minutes ago (no hash) this
+        thread reads the whole batch before it returns: helpers would only take turns with it at
+        the interpreter."""
         with store.reading() as session:
             stored = stored_mail(session, inbound_ids)
         waiting = iter(enumerate(inbound_ids))
         taking = threading.Lock()
-        read: list[tuple[int, int, MessageRun | Exception]] = []  # (index, id, outcome)
-        helper: Future[None] | None = None
+        reads: InOrder[tuple[int, MessageRun | Exception | None]] = InOrder(len(inbound_ids))
 
         def take() -> tuple[int, int] | None:
             with taking:
                 return next(waiting, None)
 
-        def read_on(first: bool) -> None:
-            nonlocal helper
-            with store.reading() as session:
-                while (item := take()) is not None:
-                    index, inbound_id = item
-                    hashed = hashes_computed()
-                    run = MessageRun(inbound_id, utcnow())
-                    try:
-                        row = stored.get(inbound_id)
-                        if row is None:
-                            continue
-                        self._read(run, session, row)
-                        read.append((index, inbound_id, run))
-                    except Exception as exc:
-                        read.append((index, inbound_id, exc))
-                    # More than the counting call itself: this message needed a hash.
-                    if first and helper is None and hashes_computed() - hashed > 1:
-                        helper = self._helper.submit(read_on, False)
+        def read_on(session: Session, first: bool) -> bool:
+            """Read messages until none is left; True when the first reader hands over."""
+            while (item := take()) is not None:
+                index, inbound_id = item
+                hashed = hashes_computed()
+                run = MessageRun(inbound_id, utcnow())
+                try:
+                    row = stored.get(inbound_id)
+                    if row is None:
+                        reads.put(index, (inbound_id, None))
+                        continue
+                    self._read(run, session, row)
+                    reads.put(index, (inbound_id, run))
+                except Exception as exc:
+                    reads.put(index, (inbound_id, exc))
+                # More than the counting call itself: this message needed a hash.
+                if first and hashes_computed() - hashed > 1:
+                    return True
+            return False
 
-        read_on(True)
-        if helper is not None:
-            helper.result()
-        read.sort(key=lambda r: r[0])
-        runs = [r for _, _, r in read if isinstance(r, MessageRun)]
-        failures = [(i, r) for _, i, r in read if isinstance(r, Exception)]
-        return runs, failures
+        def helper() -> None:
+            try:
+                with store.reading() as session:
+                    read_on(session, False)
+            except Exception:
+                log.exception("a reader of a batch stopped")
+            finally:
+                reads.reader_ended()
+
+        reads.reader_started()
+        try:
+            with store.reading() as session:
+                handed_over = read_on(session, True)
+            if handed_over:
+                for _ in range(READERS):
+                    reads.reader_started()
+                    self._helpers.submit(helper)
+        finally:
+            reads.reader_ended()
+        return reads
 
     def _read(self, run: MessageRun, session: Session, row: StoredMail) -> None:
         mail = read_message(row.raw, envelope_sender=row.envelope_sender,

@@ -8,6 +8,7 @@ import subprocess
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -20,6 +21,7 @@ from judge.mail.intake import Arrival, store_arrivals
 from judge.mail.worker import (claim_batch, claim_next, process_claimed, process_pending,
                                work_batch)
 from judge.store.db import Store
+from judge.in_order import DONE, InOrder
 from judge.pipeline import StoredMail
 from judge.store.models import InboundMessage
 
@@ -251,14 +253,30 @@ def test_one_failing_message_of_a_batch_is_rolled_back_alone(
     assert [status[f"p{i}@example.org"][0] for i in (1, 2, 3)] == ["done"] * 3
 
 
+def all_read(reads: InOrder[Any]) -> tuple[list[Any], list[tuple[int, Exception]]]:
+    """Every slot of a batch's reading, in order: the runs, and the failures."""
+    runs, failures = [], []
+    while (got := reads.take()) is not DONE:
+        inbound_id, outcome = got
+        if isinstance(outcome, Exception):
+            failures.append((inbound_id, outcome))
+        elif outcome is not None:
+            runs.append(outcome)
+    return runs, failures
+
+
 def test_a_batch_needing_password_hashes_is_read_by_two_threads_in_order(
         store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once a message needed a hash, a second thread joins the reading; the runs still come
-    out in arrival order, and one that fails to read is returned as a failure."""
+    """Once a message needed a hash, two helper threads take over the reading; the runs
+    still come out in arrival order, and one that fails to read is returned as a failure."""
     import threading
 
     from judge.pipeline import Pipeline
     from judge.service import passwords
+
+    # Each helper waits for the other at its first message: with hashes this cheap, one could
+    # otherwise read the whole rest before the other had started.
+    both = threading.Barrier(2, timeout=10)
 
     store_arrivals(store, [Arrival("judge@example.org", f"p{i}@example.org",
                                    f"Message-ID: <h{i}@x>\r\n\r\nVERSION\r\n".encode(), f"<h{i}@x>")
@@ -267,16 +285,21 @@ def test_a_batch_needing_password_hashes_is_read_by_two_threads_in_order(
     readers: dict[int, str] = {}
 
     def read(self: Pipeline, run: object, session: Session, row: StoredMail) -> None:
-        readers[row.id] = threading.current_thread().name
+        me = threading.current_thread().name
+        if me != threading.main_thread().name and me not in readers.values():
+            both.wait()
+        readers[row.id] = me
         passwords.hash_password("secret")  # as a first sign-on would
         if row.id == ids[5]:
             raise ValueError("unreadable")
 
     monkeypatch.setattr(Pipeline, "_read", read)
-    runs, failures = Pipeline(config)._read_all(store, ids)
+    runs, failures = all_read(Pipeline(config)._read_all(store, ids))
     assert [run.inbound_id for run in runs] == [i for i in ids if i != ids[5]]
     assert [i for i, _ in failures] == [ids[5]]
-    assert len(set(readers.values())) == 2
+    # this thread read the first, then handed the rest to two helpers
+    assert readers[ids[0]] == threading.current_thread().name
+    assert len(set(readers.values()) - {threading.current_thread().name}) == 2
 
 
 def test_a_batch_needing_no_hash_is_read_by_one_thread(
@@ -295,6 +318,76 @@ def test_a_batch_needing_no_hash_is_read_by_one_thread(
         readers.add(threading.current_thread().name)
 
     monkeypatch.setattr(Pipeline, "_read", read)
-    runs, failures = Pipeline(config)._read_all(store, ids)
+    runs, failures = all_read(Pipeline(config)._read_all(store, ids))
     assert [run.inbound_id for run in runs] == ids and not failures
     assert readers == {threading.current_thread().name}
+
+
+def hashing_read(ids: list[int], then=lambda row_id: None):  # type: ignore[no-untyped-def]
+    """A stand-in for Pipeline._read that costs a password hash, as a first sign-on does,
+    and keeps the run as the real one would (a VERSION mail)."""
+    from judge.pipeline import Pipeline
+    from judge.service import passwords
+
+    real = Pipeline._read
+
+    def read(self: Pipeline, run: Any, session: Session, row: StoredMail) -> None:
+        passwords.hash_password("secret")
+        then(row.id)
+        real(self, run, session, row)
+    return read
+
+
+def test_messages_read_are_written_while_later_ones_are_still_being_read(
+        store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer does not wait for the whole batch: the last message's reading waits until
+    the first one is committed done, which only a writer working beside the readers does."""
+    import time
+
+    from judge.pipeline import Pipeline
+
+    store_arrivals(store, [version_mail(f"w{i}") for i in range(8)])
+    ids = claim_batch(store, config, None, 10)
+
+    def wait_for_first(row_id: int) -> None:
+        if row_id != ids[-1]:
+            return
+        deadline = time.monotonic() + 10
+        while store_status(store, ids[0]) != "done":
+            assert time.monotonic() < deadline, "the first message was not written meanwhile"
+            time.sleep(0.01)
+
+    monkeypatch.setattr(Pipeline, "_read", hashing_read(ids, wait_for_first))
+    finished, failures = Pipeline(config).process_batch(store, ids, seconds=60)
+    assert failures == [] and finished == len(ids)
+    assert {store_status(store, i) for i in ids} == {"done"}
+
+
+def test_a_reader_that_cannot_start_leaves_its_messages_failed_not_waiting_forever(
+        store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from judge.in_order import NotRead
+    from judge.pipeline import Pipeline
+
+    store_arrivals(store, [version_mail(f"r{i}") for i in range(5)])
+    ids = claim_batch(store, config, None, 10)
+    real_reading = Store.reading
+
+    def reading(self: Store):  # type: ignore[no-untyped-def]
+        if threading.current_thread().name.startswith("judge-read"):
+            raise RuntimeError("no connection for a helper")
+        return real_reading(self)
+
+    monkeypatch.setattr(Store, "reading", reading)
+    monkeypatch.setattr(Pipeline, "_read", hashing_read(ids))
+    finished, failures = Pipeline(config).process_batch(store, ids, seconds=60)
+    assert finished == 1  # the first, read by the calling thread before it handed over
+    assert [i for i, _ in failures] == ids[1:]
+    assert all(isinstance(exc, NotRead) for _, exc in failures)
+    assert [store_status(store, i) for i in ids] == ["done"] + ["new"] * 4  # kept, not lost
+
+
+def store_status(store: Store, inbound_id: int) -> str:
+    with store.reading() as s:
+        return str(s.get(InboundMessage, inbound_id).status)  # type: ignore[union-attr]
