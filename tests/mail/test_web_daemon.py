@@ -7,6 +7,7 @@ import http.client
 import json
 import socket
 import subprocess
+import sys
 import time
 
 from conftest import JUDGE_EXE, free_port, judge_env, make_mail
@@ -58,3 +59,34 @@ def test_no_web_view_when_listen_is_empty(judge_factory) -> None:
     assert "web view on" not in judge.log()
     time.sleep(0.2)
     assert judge.stop() == 0
+
+
+ORDER_PROBE = """
+import asyncio, sys
+from types import SimpleNamespace
+from judge.config import load_config
+from judge.daemon import Daemon
+
+class Listening(Exception):
+    pass
+
+async def create_server(self, *args, **kwargs):
+    raise Listening("judge.web.app" in sys.modules)
+
+asyncio.base_events.BaseEventLoop.create_server = create_server
+office = SimpleNamespace(wake=lambda: None, ask_lock=lambda: None)
+try:
+    asyncio.run(Daemon(load_config(None), office).run())
+except Listening as seen:
+    print("web imported before listening:", seen.args[0])
+"""
+
+
+def test_the_web_view_is_loaded_before_intake_listens(tmp_path, migrated_db_url) -> None:
+    """Loaded after, its import held up the event loop just as the mail queued while the judge
+    was down came in."""
+    env = judge_env(tmp_path, free_port(), migrated_db_url,
+                    JUDGE_WEB_LISTEN=f"127.0.0.1:{free_port()}")
+    result = subprocess.run([sys.executable, "-c", ORDER_PROBE], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "web imported before listening: True", result.stderr
