@@ -595,8 +595,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 # own commands do (judge/launch.py): taking apart every module and object of a process that
 # ran hundreds of tests took it 1.5-2 s, and the main process waited for both workers before it
 # could end the run.  By then the worker has sent every report and its "finished" message
-# (xdist reads the exit status from that message, not from the process), and the last of the
-# unconfigure hooks has run; what is skipped only frees memory.
+# (xdist reads the exit status from that message, not from the process), every fixture has
+# been torn down (daemons killed, PostgreSQL databases dropped) and the last unconfigure hook
+# runs this.  Skipped: pytest's own clean-ups of the process (capture, warnings filters) and
+# the freeing of memory, none of which outlives the process.
 class _LeaveAtOnce:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:

@@ -45,7 +45,7 @@ def arrive(store: Store, *names: str) -> dict[str, int]:
 
 
 def rows(store: Store) -> dict[int, tuple[str, int, str | None]]:
-    with store.transaction() as s:
+    with store.reading() as s:
         return {r.id: (r.status, r.attempts, r.note) for r in s.scalars(select(InboundMessage))}
 
 
@@ -323,7 +323,7 @@ def test_a_batch_needing_no_hash_is_read_by_one_thread(
     assert readers == {threading.current_thread().name}
 
 
-def hashing_read(ids: list[int], then=lambda row_id: None):  # type: ignore[no-untyped-def]
+def hashing_read(then=lambda row_id: None):  # type: ignore[no-untyped-def]
     """A stand-in for Pipeline._read that costs a password hash, as a first sign-on does,
     and keeps the run as the real one would (a VERSION mail)."""
     from judge.pipeline import Pipeline
@@ -353,14 +353,14 @@ def test_messages_read_are_written_while_later_ones_are_still_being_read(
         if row_id != ids[-1]:
             return
         deadline = time.monotonic() + 10
-        while store_status(store, ids[0]) != "done":
+        while rows(store)[ids[0]][0] != "done":
             assert time.monotonic() < deadline, "the first message was not written meanwhile"
             time.sleep(0.01)
 
-    monkeypatch.setattr(Pipeline, "_read", hashing_read(ids, wait_for_first))
+    monkeypatch.setattr(Pipeline, "_read", hashing_read(wait_for_first))
     finished, failures = Pipeline(config).process_batch(store, ids, seconds=60)
     assert failures == [] and finished == len(ids)
-    assert {store_status(store, i) for i in ids} == {"done"}
+    assert {status for status, _, _ in rows(store).values()} == {"done"}
 
 
 def test_a_reader_that_cannot_start_leaves_its_messages_failed_not_waiting_forever(
@@ -380,14 +380,10 @@ def test_a_reader_that_cannot_start_leaves_its_messages_failed_not_waiting_forev
         return real_reading(self)
 
     monkeypatch.setattr(Store, "reading", reading)
-    monkeypatch.setattr(Pipeline, "_read", hashing_read(ids))
+    monkeypatch.setattr(Pipeline, "_read", hashing_read())
     finished, failures = Pipeline(config).process_batch(store, ids, seconds=60)
     assert finished == 1  # the first, read by the calling thread before it handed over
     assert [i for i, _ in failures] == ids[1:]
     assert all(isinstance(exc, NotRead) for _, exc in failures)
-    assert [store_status(store, i) for i in ids] == ["done"] + ["new"] * 4  # kept, not lost
+    assert [rows(store)[i][0] for i in ids] == ["done"] + ["new"] * 4  # kept, not lost
 
-
-def store_status(store: Store, inbound_id: int) -> str:
-    with store.reading() as s:
-        return str(s.get(InboundMessage, inbound_id).status)  # type: ignore[union-attr]
