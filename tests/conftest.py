@@ -1,5 +1,6 @@
-"""Shared fixtures: a real ``judge serve`` subprocess on a free port, with its own database and
-Maildir, and helpers to mail it and read its replies.
+"""Shared fixtures: a real ``judge serve`` process on a free port (forked from a process that has
+already imported the judge: tests/forked_daemons.py), with its own database and Maildir, and
+helpers to mail it and read its replies.
 
 Each test gets a fresh, empty database: a SQLite file in its ``tmp_path``, or, when
 ``JUDGE_TEST_DATABASE_URL`` names a PostgreSQL server, a database of its own created there
@@ -45,6 +46,8 @@ PASSWORD_COST = os.environ.setdefault("JUDGE_PASSWORD_COST", "10")
 import judge.service.passwords  # noqa: E402  (after the variable above is set)
 
 judge.service.passwords._N = 2 ** 4
+
+from forked_daemons import ForkedDaemon, start_serve  # noqa: E402
 
 JUDGE_EXE = str(Path(sys.executable).with_name("judge"))
 JUDGE_ADDRESS = "judge@example.org"
@@ -321,7 +324,7 @@ class RunningJudge:
     tmp: Path
     port: int
     env: dict[str, str]
-    proc: subprocess.Popen[bytes] | None = None
+    proc: subprocess.Popen[bytes] | ForkedDaemon | None = None
     log_name: str = "serve.log"
     log_path: Path = field(init=False)
 
@@ -346,9 +349,7 @@ class RunningJudge:
         return run_sql(self.db_url, statement, **params)
 
     def start(self) -> "RunningJudge":
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([JUDGE_EXE, "serve"], env=self.env, cwd=self.tmp,
-                                     stdout=log, stderr=log)
+        self.proc = start_serve(["serve"], self.env, self.tmp, self.log_path)
         for _ in polls(20):
             if self.proc.poll() is not None:
                 raise RuntimeError(f"judge serve exited {self.proc.returncode}:\n{self.log()}")
@@ -361,6 +362,14 @@ class RunningJudge:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def wait_log(self, text: str, timeout: float = 30) -> None:
+        """Wait until the daemon's log says ``text`` (e.g. "back office running": the worker
+        is up, and the database's write lock no longer taken by its start)."""
+        for _ in polls(timeout):
+            if text in self.log():
+                return
+        raise AssertionError(f"the log never said {text!r}:\n{self.log()}")
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
         assert self.proc is not None

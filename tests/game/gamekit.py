@@ -4,9 +4,11 @@ command tests run fast; plus helpers to read what the judge queued."""
 from __future__ import annotations
 
 import email
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from email import policy
+from email.header import decode_header, make_header
 from typing import Iterator
 
 import pytest
@@ -94,13 +96,12 @@ class Judge:
         changes, and tests read the outbox again and again)."""
         known = self._read.get(row.id)
         if known is None:
-            msg = email.message_from_bytes(row.raw, policy=policy.default)
-            known = Sent(row.recipients.split(","), str(msg["Subject"]),
-                         body_of(msg).replace("\r\n", "\n"),
-                         reply=msg["Auto-Submitted"] == "auto-replied")
+            to, subject, body, auto = read_queued(row.raw)
+            known = Sent(row.recipients.split(","), subject, body.replace("\r\n", "\n"),
+                         reply=auto == "auto-replied")
             # Every mail, replies too, is a copy for one reader: nobody's copy names
             # another address.
-            assert len(known.to) == 1 and str(msg["To"]) == known.to[0], (msg["To"], known.to)
+            assert len(known.to) == 1 and to == known.to[0], (to, known.to)
             self._read[row.id] = known
         # a copy: outbox() joins runs of copies into one Sent by extending its list
         return Sent(list(known.to), known.subject, known.body, known.reply)
@@ -117,6 +118,35 @@ def judge_in_process(migrated_db_url: str) -> Iterator[Judge]:
     config = Config(judge=JudgeSection(address=JUDGE_ADDRESS, replies_per_day=10_000))
     yield Judge(store, config)
     store.dispose()
+
+
+def read_queued(raw: bytes) -> tuple[str, str, str, str | None]:
+    """To, Subject, the plain-text body and Auto-Submitted of a queued mail, as a mail program
+    shows them.  A single text/plain part (what the judge writes but for the map pictures) is
+    read with the email package's compat32 policy, which leaves headers unparsed: a tenth of
+    the default policy's cost (0.05 against 0.6 ms a mail), and game tests read thousands of
+    mails.  Anything else is read with the default policy."""
+    msg = email.message_from_bytes(raw, policy=policy.compat32)
+    if msg.is_multipart() or msg.get_content_type() != "text/plain":
+        full = email.message_from_bytes(raw, policy=policy.default)
+        auto = full["Auto-Submitted"]
+        return str(full["To"]), str(full["Subject"]), body_of(full), \
+            None if auto is None else str(auto)
+
+    def header(name: str) -> str | None:
+        value = msg[name]
+        if value is None:
+            return None
+        # unfolded (RFC 5322 2.2.3), encoded words decoded (RFC 2047)
+        return str(make_header(decode_header(_FOLD.sub("", str(value)))))
+
+    payload = msg.get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    return header("To") or "", header("Subject") or "", \
+        payload.decode(msg.get_content_charset() or "ascii"), header("Auto-Submitted")
+
+
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
 
 
 def player(i: int) -> str:

@@ -107,10 +107,7 @@ def test_signalled_together_as_systemd_does_they_stop_without_a_restart(
         judge: RunningJudge) -> None:
     """systemd's stop signals every process of the service at once."""
     pid, = back_office_pids(judge)
-    deadline = time.monotonic() + 20
-    while "back office running" not in judge.log():
-        assert time.monotonic() < deadline, judge.log()
-        time.sleep(0.05)
+    judge.wait_log("back office running")
     os.kill(pid, signal.SIGTERM)
     assert judge.stop(signal.SIGTERM) == 0
     wait_gone(pid)

@@ -1,0 +1,224 @@
+"""``judge serve`` for the tests, forked from a process that has already imported the judge.
+
+A daemon test starts the real command: ``judge.launch.main()``, the console script's entry
+point, with the test's arguments, environment, working directory and log file, in a process of
+its own that the test mails over SMTP and signals like any other.  What it skips is the
+interpreter's start and the imports (SQLAlchemy, the templates' machinery, the pipeline): half
+a second of CPU of each of the suite's sixty daemon starts, a sixth of the whole suite's CPU.
+
+Each test process starts one *preloader* (this file run as a script) the first time a test asks
+for a daemon.  It imports what ``judge serve`` imports, then waits for requests on its standard
+input; for each it forks a child that becomes the daemon, and it reports each child's end (it
+is their parent, so it reaps them).  It holds no thread, no database connection, no event loop
+and no configuration, so a fork starts from what a fresh ``judge serve`` would have built.
+
+Tests of the installed program itself still start it with ``subprocess`` (the operations, systemd,
+README and Postfix tests, among others), and ``JUDGE_TEST_EXEC_DAEMONS=1`` makes every daemon a
+real process again.  One thing a fork cannot take from a request is a value a module read from
+the environment when it was imported: JUDGE_PASSWORD_COST is the one (judge.service.passwords);
+a daemon asked for with another value than the preloader's is started as a real process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any, Mapping, Sequence
+
+# read by a judge module when it is imported: a fork cannot change them
+READ_AT_IMPORT = ("JUDGE_PASSWORD_COST",)
+
+
+# --------------------------------------------------------------------------- the test's side
+
+class ForkedDaemon:
+    """A daemon started by the preloader; answers like a ``subprocess.Popen``."""
+
+    def __init__(self, preloader: "Preloader", pid: int) -> None:
+        self.preloader = preloader
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.preloader.ended.get(self.pid)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        with self.preloader.changed:
+            if not self.preloader.changed.wait_for(lambda: self.poll() is not None, timeout):
+                raise subprocess.TimeoutExpired(["judge", "serve"], timeout or 0)
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        # as with Popen, a daemon that ended is not signalled; the one window Popen does not
+        # have (reaped by the preloader, its report not yet read) lasts microseconds, and the
+        # pid is not reused as soon as that
+        if self.poll() is None:
+            os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+class Preloader:
+    """The test process's preloader: starts daemons, hears of their ends."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=dict(os.environ))
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.requests: IO[bytes] = self.proc.stdin
+        self.ended: dict[int, int] = {}
+        self.changed = threading.Condition()
+        self.started: list[int] = []
+        self.lock = threading.Lock()  # one request at a time
+        ready = self.proc.stdout.readline()
+        if json.loads(ready or b"null") != {"ready": True}:
+            raise RuntimeError(f"the daemon preloader did not start: {ready!r}")
+        threading.Thread(target=self._hear, args=(self.proc.stdout,), daemon=True,
+                         name="preloader-reports").start()
+
+    def _hear(self, reports: IO[bytes]) -> None:
+        for line in reports:
+            report = json.loads(line)
+            with self.changed:
+                if "started" in report:
+                    self.started.append(report["started"])
+                else:
+                    self.ended[report["pid"]] = report["code"]
+                self.changed.notify_all()
+        with self.changed:  # the preloader is gone: so are its children
+            self.ended.update({pid: -signal.SIGKILL for pid in self.started
+                               if pid not in self.ended})
+            self.changed.notify_all()
+
+    def start(self, args: Sequence[str], env: Mapping[str, str], cwd: Path,
+              log: Path) -> ForkedDaemon:
+        request = {"args": list(args), "env": dict(env), "cwd": str(cwd), "log": str(log)}
+        with self.lock, self.changed:
+            count = len(self.started)
+            self.requests.write(json.dumps(request).encode() + b"\n")
+            self.requests.flush()
+            if not self.changed.wait_for(lambda: len(self.started) > count, 20):
+                raise RuntimeError("the daemon preloader did not answer")
+            return ForkedDaemon(self, self.started[count])
+
+
+_preloader: Preloader | None = None
+_preloader_lock = threading.Lock()
+
+
+def start_serve(args: Sequence[str], env: Mapping[str, str], cwd: Path,
+                log: Path) -> ForkedDaemon | subprocess.Popen[bytes]:
+    """``judge <args>`` (``serve``) as a test's daemon: forked from the preloader, or a real
+    process when asked for (JUDGE_TEST_EXEC_DAEMONS=1) or when the environment differs from
+    the preloader's in what a fork cannot change."""
+    global _preloader
+    exe = str(Path(sys.executable).with_name("judge"))
+    if os.environ.get("JUDGE_TEST_EXEC_DAEMONS") == "1" or any(
+            env.get(name) != os.environ.get(name) for name in READ_AT_IMPORT):
+        with open(log, "ab") as out:
+            return subprocess.Popen([exe, *args], env=dict(env), cwd=cwd, stdout=out,
+                                    stderr=out)
+    with _preloader_lock:
+        if _preloader is None or _preloader.proc.poll() is not None:
+            _preloader = Preloader()
+    return _preloader.start(args, env, cwd, log)
+
+
+# --------------------------------------------------------------------------- the preloader
+
+def _preload() -> None:
+    """Import what ``judge serve`` imports before it starts to listen."""
+    import judge.back_office  # noqa: F401
+    import judge.cli  # noqa: F401
+    import judge.daemon  # noqa: F401
+    import judge.launch  # noqa: F401
+    import judge.mail.sender  # noqa: F401
+    import judge.mail.transports  # noqa: F401
+    import judge.pipeline  # noqa: F401
+    import judge.store.leases  # noqa: F401
+
+
+def _become_daemon(request: dict[str, Any], keep_out: list[int]) -> None:
+    """In the forked child: take the request's place, arguments and environment, and run
+    the console script's entry point; never returns."""
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in keep_out:  # the preloader's own pipes (its requests and reports are
+            os.close(fd)     # standard input and output, replaced below)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        time.tzset()
+        null = os.open(os.devnull, os.O_RDONLY)
+        log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(null)
+        os.close(log)
+        sys.argv = ["judge", *request["args"]]
+        from judge.launch import main
+        main()  # ends the process
+    finally:
+        os._exit(70)  # only if the above failed before the judge took over
+
+
+def _serve_requests() -> None:
+    _preload()
+    requests, reports = sys.stdin.buffer.raw.fileno(), sys.stdout.buffer
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the loop through the pipe
+    children: set[int] = set()
+
+    def report(message: dict[str, Any]) -> None:
+        reports.write(json.dumps(message).encode() + b"\n")
+        reports.flush()
+
+    report({"ready": True})
+    pending = b""
+    while True:
+        readable, _, _ = select.select([requests, wake_r], [], [])
+        if wake_r in readable:
+            os.read(wake_r, 4096)
+        while children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            children.discard(pid)
+            report({"pid": pid, "code": os.waitstatus_to_exitcode(status)})
+        if requests in readable:
+            chunk = os.read(requests, 65536)
+            if not chunk:  # the test process is gone: so are its daemons
+                for pid in children:
+                    os.kill(pid, signal.SIGKILL)
+                return
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                sys.stdout.flush()
+                pid = os.fork()
+                if pid == 0:
+                    _become_daemon(json.loads(line), [wake_r, wake_w])
+                children.add(pid)
+                report({"started": pid})
+
+
+if __name__ == "__main__":
+    _serve_requests()
