@@ -24,16 +24,15 @@ import pytest
 
 from conftest import RunningJudge, body_of, free_port, make_mail
 
-# Much of this module's time is spent waiting (Postfix's queue): it runs first
-# (tests/conftest.py).
-pytestmark = pytest.mark.waits_long
-
 POSTFIX = shutil.which("postfix", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", ""))
 POSTCONF = shutil.which("postconf", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", ""))
 POSTMAP = shutil.which("postmap", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", ""))
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "postfix"
 
 pytestmark = [
+    # Much of this module's time is spent waiting (Postfix's queue): it runs first
+    # (tests/conftest.py).
+    pytest.mark.waits_long,
     pytest.mark.skipif(POSTFIX is None or POSTCONF is None or POSTMAP is None,
                        reason="Postfix is not installed (.ci/run installs it as root: "
                               "apt-get install postfix)"),
