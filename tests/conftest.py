@@ -11,6 +11,7 @@ to connect for those two statements; the role needs the CREATEDB privilege.
 from __future__ import annotations
 
 import email
+import functools
 import os
 import shutil
 import signal
@@ -60,16 +61,22 @@ def on_postgresql() -> bool:
 
 
 def run_sql(url: str, statement: str, **params: Any) -> list[tuple[Any, ...]]:
-    """Run one SQL statement on ``url`` in its own short transaction; rows if it returns any."""
-    from sqlalchemy import create_engine, text
+    """Run one SQL statement on ``url`` in its own short transaction (and connection); rows if
+    it returns any."""
+    from sqlalchemy import text
+    with _sql_engine(url).begin() as conn:
+        result = conn.execute(text(statement), params)
+        return [tuple(r) for r in result] if result.returns_rows else []
+
+
+@functools.lru_cache(maxsize=32)
+def _sql_engine(url: str) -> Any:
+    """An engine that keeps no connection (each statement opens its own, so a database a test
+    removed or replaced is never held), kept per URL: tests poll the judge's tables hundreds
+    of times, and building an engine and compiling the statement each time was most of that."""
+    from sqlalchemy import create_engine
     from sqlalchemy.pool import NullPool
-    engine = create_engine(url, poolclass=NullPool)
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement), params)
-            return [tuple(r) for r in result] if result.returns_rows else []
-    finally:
-        engine.dispose()
+    return create_engine(url, poolclass=NullPool)
 
 
 class _PostgresDatabases:

@@ -27,6 +27,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -104,9 +105,10 @@ class Preloader:
                                if pid not in self.ended})
             self.changed.notify_all()
 
-    def start(self, args: Sequence[str], env: Mapping[str, str], cwd: Path,
-              log: Path) -> ForkedDaemon:
-        request = {"args": list(args), "env": dict(env), "cwd": str(cwd), "log": str(log)}
+    def start(self, args: Sequence[str], env: Mapping[str, str], cwd: Path, stdout: Path,
+              stderr: Path) -> ForkedDaemon:
+        request = {"args": list(args), "env": dict(env), "cwd": str(cwd),
+                   "stdout": str(stdout), "stderr": str(stderr)}
         with self.lock, self.changed:
             count = len(self.started)
             self.requests.write(json.dumps(request).encode() + b"\n")
@@ -120,22 +122,47 @@ _preloader: Preloader | None = None
 _preloader_lock = threading.Lock()
 
 
-def start_serve(args: Sequence[str], env: Mapping[str, str], cwd: Path,
-                log: Path) -> ForkedDaemon | subprocess.Popen[bytes]:
-    """``judge <args>`` (``serve``) as a test's daemon: forked from the preloader, or a real
-    process when asked for (JUDGE_TEST_EXEC_DAEMONS=1) or when the environment differs from
-    the preloader's in what a fork cannot change."""
+def start_judge(args: Sequence[str], env: Mapping[str, str], cwd: Path, stdout: Path,
+                stderr: Path) -> ForkedDaemon | subprocess.Popen[bytes]:
+    """``judge <args>`` started with its output appended to the files ``stdout`` and ``stderr``
+    (they may be the same): forked from the preloader, or a real process when asked for
+    (JUDGE_TEST_EXEC_DAEMONS=1) or when the environment differs from the preloader's in what
+    a fork cannot change."""
     global _preloader
     exe = str(Path(sys.executable).with_name("judge"))
     if os.environ.get("JUDGE_TEST_EXEC_DAEMONS") == "1" or any(
             env.get(name) != os.environ.get(name) for name in READ_AT_IMPORT):
-        with open(log, "ab") as out:
+        with open(stdout, "ab") as out, open(stderr, "ab") as err:
             return subprocess.Popen([exe, *args], env=dict(env), cwd=cwd, stdout=out,
-                                    stderr=out)
+                                    stderr=err)
     with _preloader_lock:
         if _preloader is None or _preloader.proc.poll() is not None:
             _preloader = Preloader()
-    return _preloader.start(args, env, cwd, log)
+    return _preloader.start(args, env, cwd, stdout, stderr)
+
+
+def start_serve(args: Sequence[str], env: Mapping[str, str], cwd: Path,
+                log: Path) -> ForkedDaemon | subprocess.Popen[bytes]:
+    """``judge <args>`` (``serve``) as a test's daemon, logging to ``log``."""
+    return start_judge(args, env, cwd, log, log)
+
+
+def run_judge(args: Sequence[str], env: Mapping[str, str], cwd: Path,
+              timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``judge <args>`` run to its end; the result reads like ``subprocess.run(...,
+    capture_output=True, text=True)``'s (the output goes through two files in a temporary
+    directory: a forked child cannot be handed a pipe of this process)."""
+    with tempfile.TemporaryDirectory(prefix="judge-run-") as place:
+        out, err = Path(place) / "stdout", Path(place) / "stderr"
+        proc = start_judge(args, env, cwd, out, err)
+        try:
+            code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        return subprocess.CompletedProcess(["judge", *args], code,
+                                           out.read_text(errors="replace"),
+                                           err.read_text(errors="replace"))
 
 
 # --------------------------------------------------------------------------- the preloader
@@ -150,6 +177,11 @@ def _preload() -> None:
     import judge.mail.transports  # noqa: F401
     import judge.pipeline  # noqa: F401
     import judge.store.leases  # noqa: F401
+    import judge.web.app  # noqa: F401  (the web view, on by default)
+    try:  # the PostgreSQL driver, which SQLAlchemy imports when a daemon's URL names one
+        import psycopg  # noqa: F401
+    except ImportError:
+        pass
 
 
 def _become_daemon(request: dict[str, Any], keep_out: list[int]) -> None:
@@ -165,12 +197,12 @@ def _become_daemon(request: dict[str, Any], keep_out: list[int]) -> None:
         os.environ.update(request["env"])
         time.tzset()
         null = os.open(os.devnull, os.O_RDONLY)
-        log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.dup2(null, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
         os.close(null)
-        os.close(log)
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            out = os.open(request[name], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.dup2(out, fd)
+            os.close(out)
         sys.argv = ["judge", *request["args"]]
         from judge.launch import main
         main()  # ends the process

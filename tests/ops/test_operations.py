@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import JUDGE_EXE, free_port, run_sql
+from conftest import JUDGE_EXE, PASSWORD_COST, free_port, run_sql
+from forked_daemons import run_judge
 
 
-def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def run(cwd: Path, *args: str, real: bool = False, **env: str) -> subprocess.CompletedProcess[str]:
+    """``judge <args>`` in a process of its own: the installed program when ``real``, else
+    forked from the test process's preloader (tests/forked_daemons.py: the same entry point,
+    without the interpreter's start and the imports)."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    full["JUDGE_PASSWORD_COST"] = PASSWORD_COST  # as every test's judge has it
     full.update(env)
+    if not real:
+        return run_judge(args, full, cwd)
     return subprocess.run([JUDGE_EXE, *args], env=full, cwd=cwd, capture_output=True, text=True,
                           timeout=60)
 
@@ -35,7 +42,7 @@ def closed_port_url() -> str:
 def test_a_bad_config_file_is_one_line(tmp_path: Path, command: tuple[str, ...]) -> None:
     bad = tmp_path / "judge.toml"
     bad.write_text('[intake]\nprotocol = "pigeon"\n')
-    line = one_line_failure(run(tmp_path, "--config", str(bad), *command))
+    line = one_line_failure(run(tmp_path, "--config", str(bad), *command, real=True))
     assert "configuration error" in line and "protocol" in line
 
 
