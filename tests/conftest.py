@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import uuid
+import weakref
 from contextlib import closing
 from dataclasses import dataclass, field
 from email import policy
@@ -281,6 +282,21 @@ def read_maildir(path: Path) -> list[EmailMessage]:
     return out
 
 
+_HEADERS: "weakref.WeakKeyDictionary[EmailMessage, dict[str, str | None]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def header_of(msg: EmailMessage, name: str) -> str | None:
+    """``msg[name]`` as a string (None if absent), read once per message: a delivered reply
+    never changes, the tests' waits look at every reply again at every poll, and the email
+    package parses a header anew at each access (long games by SMTP spent seconds on it)."""
+    known = _HEADERS.setdefault(msg, {})
+    if name not in known:
+        value = msg[name]
+        known[name] = None if value is None else str(value)
+    return known[name]
+
+
 def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env.update({
@@ -406,7 +422,7 @@ class RunningJudge:
 
     def replies_to(self, message_id: str) -> list[EmailMessage]:
         """The replies to the mail of that Message-ID (as a daemon shared by tests sees it)."""
-        return [r for r in self.replies() if r["In-Reply-To"] == message_id]
+        return [r for r in self.replies() if header_of(r, "In-Reply-To") == message_id]
 
     def reply_to(self, message_id: str, timeout: float = 20) -> EmailMessage:
         """The one reply to the mail of that Message-ID, once it is there."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from conftest import RunningJudge, body_of, make_mail, polls
+from conftest import RunningJudge, body_of, header_of, make_mail, polls
 
 
 def exchange(judge: RunningJudge, sender: str, body: str, timeout: float = 20) -> str:
@@ -14,19 +14,19 @@ def exchange(judge: RunningJudge, sender: str, body: str, timeout: float = 20) -
     judge.send(msg, mail_from=sender)
     for _ in polls(timeout):
         for reply in judge.replies():
-            if reply.get("In-Reply-To") == msg["Message-ID"]:
+            if header_of(reply, "In-Reply-To") == msg["Message-ID"]:
                 return body_of(reply).replace("\r\n", "\n")
     raise AssertionError(f"no reply to {body!r}:\n{judge.log()[-3000:]}")
 
 
 def broadcasts(judge: RunningJudge, subject: str) -> list[EmailMessage]:
     """Every copy of a broadcast: the judge mails each recipient a copy of their own."""
-    return [m for m in judge.replies() if str(m["Subject"]) == subject]
+    return [m for m in judge.replies() if header_of(m, "Subject") == subject]
 
 
 def audience(judge: RunningJudge, subject: str) -> list[str]:
     """Who got a copy, one entry per copy (so a duplicate shows up twice)."""
-    return sorted(str(m["To"]) for m in broadcasts(judge, subject))
+    return sorted(header_of(m, "To") or "" for m in broadcasts(judge, subject))
 
 
 def one_copy_each(judge: RunningJudge, subject: str) -> list[str]:

@@ -9,7 +9,7 @@ from email.message import EmailMessage
 
 from PIL import Image
 
-from conftest import RunningJudge, make_mail, polls
+from conftest import RunningJudge, header_of, make_mail, polls
 from smtpkit import exchange, text, wait_assignments, wait_audience
 
 MASTER = "gm@example.org"
@@ -58,6 +58,6 @@ def test_results_and_map_by_smtp(judge: RunningJudge) -> None:
 def _wait_reply(judge: RunningJudge, msg: EmailMessage, timeout: float = 20) -> EmailMessage:
     for _ in polls(timeout):
         for reply in judge.replies():
-            if reply.get("In-Reply-To") == msg["Message-ID"]:
+            if header_of(reply, "In-Reply-To") == msg["Message-ID"]:
                 return reply
     raise AssertionError(f"no reply:\n{judge.log()[-2000:]}")
