@@ -16,7 +16,8 @@ Tests of the installed program itself still start it with ``subprocess`` (the op
 README and Postfix tests, among others), and ``JUDGE_TEST_EXEC_DAEMONS=1`` makes every daemon a
 real process again.  One thing a fork cannot take from a request is a value a module read from
 the environment when it was imported: JUDGE_PASSWORD_COST is the one (judge.service.passwords);
-a daemon asked for with another value than the preloader's is started as a real process.
+a daemon asked for with another value than the preloader's is started as a real process.  And
+like the in-process kits, a forked daemon hashes passwords at 2**4 (the real floor is 2**10).
 """
 
 from __future__ import annotations
@@ -178,6 +179,11 @@ def _preload() -> None:
     import judge.pipeline  # noqa: F401
     import judge.store.leases  # noqa: F401
     import judge.web.app  # noqa: F401  (the web view, on by default)
+    # Hashes as cheap as the in-process kits' (tests/conftest.py): a hash records its own
+    # cost, so nothing a test proves depends on it, and at the judge's floor of 2**10 the
+    # daemons' sign-ons were a thirtieth of the suite's CPU.
+    import judge.service.passwords
+    judge.service.passwords._N = 2 ** 4
     try:  # the PostgreSQL driver, which SQLAlchemy imports when a daemon's URL names one
         import psycopg  # noqa: F401
     except ImportError:
