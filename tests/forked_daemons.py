@@ -12,12 +12,15 @@ input; for each it forks a child that becomes the daemon, and it reports each ch
 is their parent, so it reaps them).  It holds no thread, no database connection, no event loop
 and no configuration, so a fork starts from what a fresh ``judge serve`` would have built.
 
-Tests of the installed program itself still start it with ``subprocess`` (the operations, systemd,
-README and Postfix tests, among others), and ``JUDGE_TEST_EXEC_DAEMONS=1`` makes every daemon a
-real process again.  One thing a fork cannot take from a request is a value a module read from
-the environment when it was imported: JUDGE_PASSWORD_COST is the one (judge.service.passwords);
-a daemon asked for with another value than the preloader's is started as a real process.  And
-like the in-process kits, a forked daemon hashes passwords at 2**4 (the real floor is 2**10).
+Some tests still start the installed program with ``subprocess``: the README walk-through
+(whose stand-in for systemd runs the unit's ``ExecStart``), the web view's import-order test,
+the file-descriptor limit and same-pid restart tests, and one operations test.
+``JUDGE_TEST_EXEC_DAEMONS=1`` makes every daemon a real process again.
+
+One thing a fork cannot take from a request is a value a module read from the environment when
+it was imported: JUDGE_PASSWORD_COST is the one (judge.service.passwords); a daemon asked for
+with another value than the preloader's is started as a real process.  And like the in-process
+kits, a forked daemon hashes passwords at 2**4 (the real floor is 2**10).
 """
 
 from __future__ import annotations
@@ -43,9 +46,10 @@ READ_AT_IMPORT = ("JUDGE_PASSWORD_COST",)
 class ForkedDaemon:
     """A daemon started by the preloader; answers like a ``subprocess.Popen``."""
 
-    def __init__(self, preloader: "Preloader", pid: int) -> None:
+    def __init__(self, preloader: "Preloader", pid: int, args: Sequence[str]) -> None:
         self.preloader = preloader
         self.pid = pid
+        self.args = ["judge", *args]
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -56,7 +60,7 @@ class ForkedDaemon:
     def wait(self, timeout: float | None = None) -> int:
         with self.preloader.changed:
             if not self.preloader.changed.wait_for(lambda: self.poll() is not None, timeout):
-                raise subprocess.TimeoutExpired(["judge", "serve"], timeout or 0)
+                raise subprocess.TimeoutExpired(self.args, timeout or 0)
         assert self.returncode is not None
         return self.returncode
 
@@ -101,7 +105,10 @@ class Preloader:
                 else:
                     self.ended[report["pid"]] = report["code"]
                 self.changed.notify_all()
-        with self.changed:  # the preloader is gone: so are its children
+        # The preloader is gone.  It kills its children when its input closes; had it
+        # crashed, they would run on, and this process could not wait for them: either way
+        # they count as killed.
+        with self.changed:
             self.ended.update({pid: -signal.SIGKILL for pid in self.started
                                if pid not in self.ended})
             self.changed.notify_all()
@@ -116,7 +123,7 @@ class Preloader:
             self.requests.flush()
             if not self.changed.wait_for(lambda: len(self.started) > count, 20):
                 raise RuntimeError("the daemon preloader did not answer")
-            return ForkedDaemon(self, self.started[count])
+            return ForkedDaemon(self, self.started[count], args)
 
 
 _preloader: Preloader | None = None
