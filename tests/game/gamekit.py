@@ -144,7 +144,8 @@ def read_queued(raw: bytes) -> tuple[str, str, str, str | None]:
     payload = msg.get_payload(decode=True)
     assert isinstance(payload, bytes)
     return header("To") or "", header("Subject") or "", \
-        payload.decode(msg.get_content_charset() or "ascii"), header("Auto-Submitted")
+        payload.decode(msg.get_content_charset() or "ascii", errors="replace"), \
+        header("Auto-Submitted")  # undecodable bytes replaced, as the default policy does
 
 
 _FOLD = re.compile(r"\r?\n(?=[ \t])")

@@ -42,7 +42,9 @@ def with_picture(raw: bytes) -> bytes:
     mail("ordres", "Très bien " * 40, cte="quoted-printable", auto=False),
     mail("base64", "Ελλάδα\n" * 30, cte="base64"),
     with_picture(mail("map", "The map is attached.\n")),
-], ids=["ascii", "folded-subject", "folded-encoded-subject-8bit", "quoted-printable", "base64", "multipart"])
+    mail("broken", "Grüße\n").replace("Grüße".encode(), b"Gr\xfc\xdfe"),
+], ids=["ascii", "folded-subject", "folded-encoded-subject-8bit", "quoted-printable", "base64",
+        "multipart", "not-utf-8"])
 def test_the_quick_reading_is_what_the_email_package_reads(raw: bytes) -> None:
     msg = email.message_from_bytes(raw, policy=policy.default)
     auto = msg["Auto-Submitted"]
