@@ -35,3 +35,20 @@ def test_the_cost_comes_from_the_environment_within_bounds() -> None:
                                   capture_output=True, text=True).stdout)
     assert n_for("14") == 2 ** 14
     assert n_for("3") == 2 ** 10 and n_for("40") == 2 ** 17  # clamped
+
+
+def test_the_judges_hashes_are_standard_scrypt() -> None:
+    """The judge computes scrypt with libsodium; OpenSSL's (hashlib) must agree bit for bit,
+    at the test cost and the default one, for a password beyond ASCII."""
+    from judge.service import passwords
+    for n in (passwords._N, 2 ** 14):
+        for password in ("secret", "pässwörd ✓"):
+            salt = os.urandom(16)
+            assert passwords._scrypt(password, salt, n, 8, 1) == hashlib.scrypt(
+                password.encode(), salt=salt, n=n, r=8, p=1, maxmem=64 << 20, dklen=32)
+
+
+def test_a_stored_hash_with_impossible_parameters_is_refused_not_raised() -> None:
+    salt = base64.b64encode(os.urandom(16)).decode()
+    for n, r, p in ((2 ** 30, 8, 1), (1000, 8, 1), (2 ** 14, 0, 1), (2 ** 14, 8, 0), (-16, 8, 1)):
+        assert not check_password("pw", f"scrypt${n}${r}${p}${salt}$AAAA")
