@@ -7,13 +7,14 @@ returned as events.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Iterable, cast
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from judge.utc import utcnow
@@ -38,8 +39,15 @@ _rng = random.SystemRandom()
 
 # --------------------------------------------------------------------------- lookups
 
+# The statements run several times a mail, built once: building one (its clauses, then its
+# cache key) cost about as much as running it.
+_FIND_GAME = select(Game).where(Game.name_key == bindparam("key"))
+_LOCK_GAME = (select(Game).where(Game.id == bindparam("game_id")).with_for_update()
+              .execution_options(populate_existing=True))
+
+
 def find_game(session: Session, name: str) -> Game:
-    game = session.scalars(select(Game).where(Game.name_key == name.lower())).first()
+    game = session.scalars(_FIND_GAME, dict(key=name.lower())).first()
     if game is None:
         raise GameError("no_such_game", name=name)
     return game
@@ -52,13 +60,26 @@ def lock_game(session: Session, game_id: int) -> Game:
     Where several daemons share the database (PostgreSQL), what this transaction read before
     it held the lock (the game's seats, say) may have been changed and committed by another
     since: every other row it holds is read again when next used (the session keeps what it
-    loaded, judge.store.db).  The query flushed this transaction's own changes first."""
-    game = session.scalars(select(Game).where(Game.id == game_id).with_for_update()
-                           .execution_options(populate_existing=True)).one()
+    loaded, judge.store.db).  The query flushed this transaction's own changes first.
+
+    Once locked, the game is not read again by the same (sub)transaction: a mail of orders
+    asks for it at every line, and nobody else can change it while the lock is held.  The
+    memory is kept per savepoint, because rolling one back releases the row locks taken in it
+    (PostgreSQL) and expires what the session read (SQLAlchemy)."""
+    current = session.get_nested_transaction() or session.get_transaction()
+    held = session.info.get("locked_games")
+    if held is not None and held[0] is current and game_id in held[1]:
+        game = session.get(Game, game_id)
+        if game is not None:
+            return game
+    game = session.scalars(_LOCK_GAME, dict(game_id=game_id)).one()
     if session.get_bind().dialect.name != "sqlite":
-        for held in list(session.identity_map.values()):
-            if held is not game:
-                session.expire(held)
+        for other in list(session.identity_map.values()):
+            if other is not game:
+                session.expire(other)
+    if held is None or held[0] is not current:
+        held = session.info["locked_games"] = (current, set[int]())
+    held[1].add(game_id)
     return game
 
 
@@ -83,12 +104,18 @@ def games_named(session: Session, lines: Iterable[str]) -> list[Game]:
 
 def seats(session: Session, game: Game, kind: str | None = None,
           active: bool = True) -> list[Seat]:
-    q = select(Seat).where(Seat.game_id == game.id)
+    return list(session.scalars(_seats_query(kind, active), dict(game_id=game.id)))
+
+
+@functools.cache
+def _seats_query(kind: str | None, active: bool) -> Select[Seat]:
+    """Built once for each kind (see _FIND_GAME)."""
+    q = select(Seat).where(Seat.game_id == bindparam("game_id"))
     if kind:
         q = q.where(Seat.kind == kind)
     if active:
         q = q.where(Seat.status == SeatStatus.ACTIVE)
-    return list(session.scalars(q.order_by(Seat.id)))
+    return q.order_by(Seat.id)
 
 
 def power_seat(session: Session, game: Game, power: str) -> Seat | None:
