@@ -12,7 +12,7 @@ from sqlalchemy import event
 
 from judge.service.games import lock_game
 from judge.store.db import Store
-from tests.service.servicekit import full_game
+from servicekit import full_game
 
 
 class GameReads:
