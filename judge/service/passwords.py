@@ -61,9 +61,9 @@ def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
     processor's vector instructions (measured on a two-core x86-64 server: 33 ms against
     43–49 ms a hash at 2^14, 18 against 25 ms each with two at once).  A guesser gains
     nothing: the work is the same, only done faster for the judge, so mail with first
-    sign-ons is answered sooner.  The C call runs without the
-    interpreter's lock, so two hashes use two cores.  Bad parameters in a stored hash raise
-    ValueError, as hashlib's do."""
+    sign-ons is answered sooner.  The C call runs without the interpreter's lock, so two
+    hashes use two cores.  Bad parameters in a stored hash raise ValueError, as hashlib's
+    do."""
     next(_HASHED)
     derive, failure = _sodium()
     try:

@@ -9,6 +9,7 @@ from typing import Any, Iterator
 
 import pytest
 from sqlalchemy import event
+from sqlalchemy.orm import Session
 
 from judge.service.games import lock_game
 from judge.store.db import Store
@@ -53,6 +54,15 @@ def test_a_locked_game_is_not_read_again_in_the_same_savepoint(store: Store,
             assert reads.count == before + 2
 
 
+def change_in_a_savepoint_then_roll_back(s: Session, game_id: int, phase: str) -> None:
+    """Lock the game in a savepoint of its own, change it, and roll that savepoint back."""
+    with pytest.raises(RuntimeError):
+        with s.begin_nested():
+            lock_game(s, game_id).phase = phase
+            s.flush()
+            raise RuntimeError("undone")
+
+
 def test_after_a_rolled_back_savepoint_the_game_is_read_and_locked_again(
         store: Store, reads: GameReads) -> None:
     with store.transaction() as s:
@@ -61,20 +71,10 @@ def test_after_a_rolled_back_savepoint_the_game_is_read_and_locked_again(
     with store.transaction() as s:
         with s.begin_nested():
             lock_game(s, game_id)
-            with pytest.raises(RuntimeError):
-                with s.begin_nested():
-                    inner = lock_game(s, game_id)
-                    inner.phase = "F1999M"
-                    s.flush()
-                    raise RuntimeError("undone")
+            change_in_a_savepoint_then_roll_back(s, game_id, "F1999M")
             game = lock_game(s, game_id)  # the outer savepoint still holds its lock
             assert game.phase == phase  # the inner change is gone
-        with pytest.raises(RuntimeError):
-            with s.begin_nested():
-                game = lock_game(s, game_id)
-                game.phase = "F1998M"
-                s.flush()
-                raise RuntimeError("undone too")
+        change_in_a_savepoint_then_roll_back(s, game_id, "F1998M")
         before = reads.count
         game = lock_game(s, game_id)  # the lock went with the savepoint: taken again
         assert reads.count > before and game.phase == phase
