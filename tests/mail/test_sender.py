@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email
 import os
+import shutil
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from email import policy
@@ -295,6 +296,58 @@ def test_maildir_files_reach_new_only_once_made_safe(tmp_path: Path) -> None:
     transport.flush()
     assert sorted(m["Subject"] for m in read_maildir(box)) == ["0", "1", "2", "3", "4"]
     assert not list((box / "tmp").iterdir())
+
+
+def test_maildir_renames_are_synced_before_the_mails_count_as_delivered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rename into new/ survives a power cut only once new/ itself is synced: flush() syncs
+    it after the renames (once for the batch), and the first time the Maildir and the folder
+    above it (the folders' own names), so a mail recorded as sent cannot fall back into tmp/
+    or vanish with a folder."""
+    box = tmp_path / "judge" / "mail"
+    box.parent.mkdir()
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src: str, dst: str) -> None:
+        events.append(("rename", os.path.dirname(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    transport = MaildirTransport(str(box))
+
+    def send_three(tag: str) -> None:
+        for i in range(3):
+            transport.send("judge@example.org", ["a@example.org"], b"Subject: s\r\n\r\nx\r\n",
+                           key=f"<{tag}{i}@example.org>")
+
+    send_three("a")
+    assert events == []  # send() only writes into tmp/
+    transport.flush()
+    renames = [i for i, e in enumerate(events) if e[0] == "rename"]
+    assert len(renames) == 3 and all(e[0] == "fsync" for e in events[:renames[0]])  # the files
+    assert events[renames[-1] + 1:] == [("fsync", str(box.parent)), ("fsync", str(box)),
+                                        ("fsync", str(box / "new"))]
+    events.clear()
+    transport.flush()  # nothing taken: nothing synced
+    assert events == []
+    transport.close()
+    send_three("b")
+    transport.flush()
+    renames = [i for i, e in enumerate(events) if e[0] == "rename"]
+    assert events[renames[-1] + 1:] == [("fsync", str(box / "new"))]  # later: new/ alone
+    transport.close()
+    shutil.rmtree(box)  # removed between runs: made again, and its names synced again
+    events.clear()
+    send_three("c")
+    transport.flush()
+    assert [e for e in events if e[0] == "fsync"][-3:] == [
+        ("fsync", str(box.parent)), ("fsync", str(box)), ("fsync", str(box / "new"))]
 
 
 def test_a_maildir_that_cannot_be_written_records_nothing_as_sent(
