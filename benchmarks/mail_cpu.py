@@ -4,6 +4,7 @@
 Usage::
 
     .venv/bin/python benchmarks/mail_cpu.py [--messages N] [--runs R] [--baseline PATH]
+                                            [--read M]
 
 N ``VERSION`` mails (those of benchmarks/intake.py, each from its own address, so no reply cap
 is reached) are stored in a fresh SQLite database; then the worker processes them in the
@@ -14,6 +15,9 @@ wall.  Logging goes to a file, as the daemon's goes to the journal.  The median 
 
 This is the cost that bounds how fast a backlog of mail is answered; benchmarks/intake.py and
 benchmarks/steady_load.py measure it through a real ``judge serve``, with intake and SMTP.
+
+``--read M`` puts M mails into the Maildir's cur/ first, as a reader who has read that many
+leaves them (the sender looks there for a mail it delivered before a crash).
 
 ``--baseline PATH`` runs the same measurement, interleaved, on another checkout of the judge
 (a git worktree of an earlier commit, say) and prints the ratio, so that both are measured on
@@ -37,7 +41,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def measure(count: int) -> dict[str, float]:
+def measure(count: int, read: int = 0) -> dict[str, float]:
     """One run in this process: CPU and wall ms per mail for the worker and the sender."""
     sys.path.insert(0, str(HERE))
     from intake import JUDGE_ADDRESS, build_messages
@@ -67,6 +71,10 @@ def measure(count: int) -> dict[str, float]:
         for i in range(0, count, 50):
             store_arrivals(store, arrivals[i:i + 50])
         pipeline, transport = Pipeline(config), MaildirTransport(str(tmp / "mail"))
+        for sub in ("tmp", "new", "cur"):
+            (tmp / "mail" / sub).mkdir(parents=True)
+        for i in range(read):
+            (tmp / "mail" / "cur" / f"{i}.read.example:2,S").write_bytes(b"Subject: read\n\nx\n")
         cpu0, wall0 = time.process_time(), time.perf_counter()
         while work_batch(store, config, pipeline):
             pass
@@ -82,12 +90,13 @@ def measure(count: int) -> dict[str, float]:
                     sender_cpu=(cpu2 - cpu1) * ms, sender_wall=(wall2 - wall1) * ms)
 
 
-def run_in(checkout: Path | None, count: int) -> dict[str, float]:
+def run_in(checkout: Path | None, count: int, read: int = 0) -> dict[str, float]:
     """One run in a fresh process, on this checkout or on ``checkout``."""
     env = dict(os.environ)
     if checkout is not None:
         env["PYTHONPATH"] = str(checkout)  # ahead of the installed judge
-    out = subprocess.run([sys.executable, __file__, "--one", str(count)], env=env, check=True,
+    out = subprocess.run([sys.executable, __file__, "--one", str(count), "--read", str(read)],
+                         env=env, check=True,
                          capture_output=True, text=True, cwd=checkout or HERE.parent).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -97,17 +106,20 @@ def main() -> int:
     ap.add_argument("--messages", "-n", type=int, default=1500)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--baseline", type=Path, help="another checkout of the judge to compare with")
+    ap.add_argument("--read", type=int, default=0,
+                    help="mails already read (in the Maildir's cur/) before the run")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one)))
+        print(json.dumps(measure(args.one, args.read)))
         return 0
     runs: dict[str, list[dict[str, float]]] = {"this": [], "baseline": []}
     for _ in range(args.runs):  # interleaved: the machine's mood falls on both alike
-        runs["this"].append(run_in(None, args.messages))
+        runs["this"].append(run_in(None, args.messages, args.read))
         if args.baseline:
-            runs["baseline"].append(run_in(args.baseline.resolve(), args.messages))
-    print(f"judge mail CPU: {args.messages} VERSION mails, worker then sender (Maildir), "
+            runs["baseline"].append(run_in(args.baseline.resolve(), args.messages, args.read))
+    read = f", {args.read} read mails in cur/" if args.read else ""
+    print(f"judge mail CPU: {args.messages} VERSION mails, worker then sender (Maildir{read}), "
           f"SQLite, {os.cpu_count()} CPUs, median of {args.runs}")
     print(f"{'':12}{'worker CPU':>12}{'worker wall':>13}{'sender CPU':>12}{'sender wall':>13}"
           "   (ms per mail)")

@@ -104,8 +104,8 @@ class MaildirTransport:
                         self._folders_synced = False  # a new folder's name, to be synced
                 self._made = True
             new = os.path.join(folder, "new", name)
-            if name in self._taken or os.path.exists(new) or self._in_cur(name):
-                return "already in the Maildir"
+            if name in self._taken or os.path.exists(new):
+                return "already in the Maildir"  # (one a reader moved on to cur/: in flush)
             fh = open(os.path.join(folder, "tmp", f"{name}.{os.getpid()}"), "wb")
             self._taken[name] = (fh, new)
             fh.write(raw.replace(b"\r\n", b"\n"))
@@ -118,6 +118,7 @@ class MaildirTransport:
     def flush(self) -> None:
         taken, self._taken = list(self._taken.values()), {}
         try:
+            taken = self._not_in_cur(taken)
             if len(taken) > 1:
                 list(_syncing().map(lambda file: os.fsync(file[0].fileno()), taken))
             elif taken:
@@ -143,12 +144,28 @@ class MaildirTransport:
             self._folders_synced = True
         _sync_folder(os.path.join(str(self.path), "new"))
 
-    def _in_cur(self, name: str) -> bool:
-        """Whether a reader moved the mail on to cur/ (as ``name:2,<flags>``).  Checked after
-        new/, as a reader moves it: a mail moved in between is still found."""
-        prefix = name + ":"
+    def _not_in_cur(self, taken: list[tuple[BinaryIO, str]]) -> list[tuple[BinaryIO, str]]:
+        """The mails taken less those a reader has already moved on to cur/ (as
+        ``name:2,<flags>``): delivered before a crash, and not yet recorded as sent.  Their
+        copies in tmp/ are dropped.
+
+        cur/ is listed once for the whole batch, not once a mail (a reader's cur/ may hold
+        thousands), and after :meth:`send` looked for each in new/: a mail a reader moved
+        from new/ in between is still found here."""
+        if not taken:
+            return taken
         with os.scandir(os.path.join(str(self.path), "cur")) as entries:
-            return any(entry.name.startswith(prefix) for entry in entries)
+            moved = {entry.name.partition(":")[0] for entry in entries}
+        if not moved.intersection(os.path.basename(new) for _, new in taken):
+            return taken
+        kept = []
+        for fh, new in taken:
+            if os.path.basename(new) in moved:
+                fh.close()
+                os.unlink(fh.name)
+            else:
+                kept.append((fh, new))
+        return kept
 
     def close(self) -> None:
         try:

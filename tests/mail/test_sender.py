@@ -282,6 +282,41 @@ def test_maildir_recognises_a_mail_the_reader_already_moved_to_cur(tmp_path: Pat
     assert len(read_maildir(box)) == 1
 
 
+def test_maildir_lists_cur_once_a_batch_and_after_looking_in_new(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader's cur/ may hold thousands of mails: it is listed once for a batch, not once a
+    mail, after send() looked for each in new/ (so a mail a reader moves from new/ to cur/
+    meanwhile is found in one or the other).  A mail sent again after a crash, which the reader
+    has moved on to cur/, is not doubled, and its copy in tmp/ is dropped."""
+    box = tmp_path / "mail"
+    transport = MaildirTransport(str(box))
+    transport.send("judge@example.org", ["a@example.org"], b"Subject: old\r\n\r\nx\r\n",
+                   key="<old@example.org>")
+    transport.flush()
+    for i in range(500):  # what a reader has read
+        (box / "cur" / f"read{i}:2,S").write_bytes(b"Subject: read\n\nx\n")
+    listings = []
+    real_scandir = os.scandir
+
+    def scandir(path: str):  # type: ignore[no-untyped-def]
+        listings.append(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    (old,) = (box / "new").iterdir()
+    old.rename(box / "cur" / f"{old.name}:2,S")
+    for i in range(20):
+        transport.send("judge@example.org", ["a@example.org"], b"Subject: s\r\n\r\nx\r\n",
+                       key=f"<m{i}@example.org>")
+    transport.send("judge@example.org", ["a@example.org"], b"Subject: old\r\n\r\nx\r\n",
+                   key="<old@example.org>")  # sent again after a crash
+    transport.flush()
+    assert listings == [str(box / "cur")]
+    assert len(list((box / "new").iterdir())) == 20
+    assert sum(1 for f in (box / "cur").iterdir() if f.name.startswith("old")) == 1
+    assert not list((box / "tmp").iterdir())  # the copy sent again is not left behind
+
+
 def test_maildir_files_reach_new_only_once_made_safe(tmp_path: Path) -> None:
     """send() writes into tmp/; flush() syncs the files and only then moves them to new/,
     where a reader looks: the sender records them as sent after that."""
