@@ -13,7 +13,9 @@ keys.)
 
 from __future__ import annotations
 
+import errno
 import functools
+import logging
 import os
 import re
 import smtplib
@@ -23,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO, Protocol
 from urllib.parse import urlsplit
+
+log = logging.getLogger("judge.sender")
 
 
 class TemporaryFailure(Exception):
@@ -56,13 +60,30 @@ def _syncing() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(8, thread_name_prefix="judge-maildir")
 
 
+# A folder that cannot be synced by this process, and why (each said in the log once).
+_UNSYNCABLE: dict[str, str] = {}
+# What says a folder cannot be synced here at all, rather than that the disk failed: no
+# permission to read it (a folder above the Maildir that is someone else's), or a file system
+# that cannot sync folders.  Mail still goes out, as it did before folders were synced.
+_CANNOT_SYNC = {errno.EACCES, errno.EPERM, errno.EINVAL, errno.ENOTSUP}
+
+
 def _sync_folder(path: str) -> None:
-    """fsync a folder, so that the names made or renamed in it survive a power cut."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    """fsync a folder, so that the names made or renamed in it survive a power cut; where
+    that cannot be done at all, say so in the log once and go on."""
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        if exc.errno not in _CANNOT_SYNC:
+            raise
+        if path not in _UNSYNCABLE:
+            _UNSYNCABLE[path] = exc.strerror or str(exc)
+            log.warning("cannot sync the folder %s (%s): mail put into it may be lost at a "
+                        "power cut", path, _UNSYNCABLE[path])
 
 
 # What a mail's key may not bring into a file name.
@@ -84,7 +105,9 @@ class MaildirTransport:
     cut can undo it and leave the mail in tmp/, where no reader looks (and which readers
     clean out), while the sender has recorded it as sent.  So :meth:`flush` syncs new/ once
     after its renames (one more flush for a whole batch of mails), and its first time the
-    Maildir and the folder above it too, which hold the names of the folders.
+    Maildir and the folder above it too, which hold the names of the folders.  A folder that
+    cannot be synced at all (one above the Maildir that the judge may not read, a file system
+    that cannot sync folders) is named in the log once, and mail goes on.
     """
 
     def __init__(self, path: str) -> None:

@@ -282,6 +282,46 @@ def test_maildir_recognises_a_mail_the_reader_already_moved_to_cur(tmp_path: Pat
     assert len(read_maildir(box)) == 1
 
 
+def test_a_maildir_whose_folders_cannot_be_synced_still_gets_mail(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A folder above the Maildir that the judge may not read (someone else's), or a file
+    system that cannot sync folders: mail still goes out, and the log says so once.  A disk
+    that fails (EIO) still fails the delivery (the test above)."""
+    box = tmp_path / "shared" / "mail"
+    box.parent.mkdir()
+    real_open, real_fsync = os.open, os.fsync
+    synced: list[str] = []
+
+    def deny_parent(path: str, flags: int, *args: int) -> int:
+        if str(path) == str(box.parent):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args)
+
+    def no_folder_sync(fd: int) -> None:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+        if os.path.isdir(where):
+            raise OSError(22, "Invalid argument")
+        synced.append(where)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "open", deny_parent)
+    monkeypatch.setattr(os, "fsync", no_folder_sync)
+    transport = MaildirTransport(str(box))
+    for run in range(2):
+        transport.send("judge@example.org", ["a@example.org"], b"Subject: s\r\n\r\nx\r\n",
+                       key=f"<f{run}@example.org>")
+        transport.flush()
+    assert len(list((box / "new").iterdir())) == 2 and len(synced) == 2  # the files were
+    warned = [r.getMessage() for r in caplog.records if "cannot sync the folder" in r.getMessage()]
+    assert sorted(warned) == sorted([
+        f"cannot sync the folder {box.parent} (Permission denied): mail put into it may be lost"
+        " at a power cut",
+        f"cannot sync the folder {box} (Invalid argument): mail put into it may be lost at a "
+        "power cut",
+        f"cannot sync the folder {box / 'new'} (Invalid argument): mail put into it may be lost"
+        " at a power cut"])
+
+
 def test_maildir_lists_cur_once_a_batch_and_after_looking_in_new(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reader's cur/ may hold thousands of mails: it is listed once for a batch, not once a
