@@ -179,8 +179,6 @@ class MaildirTransport:
             return taken
         with os.scandir(os.path.join(str(self.path), "cur")) as entries:
             moved = {entry.name.partition(":")[0] for entry in entries}
-        if not moved.intersection(os.path.basename(new) for _, new in taken):
-            return taken
         kept = []
         for fh, new in taken:
             if os.path.basename(new) in moved:
