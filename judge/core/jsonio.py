@@ -37,7 +37,9 @@ class _Usual(msgspec.Struct, forbid_unknown_fields=True):
     phase: str
     variant: str = "standard"
     units: dict[str, list[str]] = msgspec.field(default_factory=dict)
-    centers: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    # left out: each power owns its home centres (UNSET tells that apart from ``{}``, no one
+    # owns anything, which the output gives when no centre has an owner)
+    centers: dict[str, list[str]] | msgspec.UnsetType = msgspec.UNSET
     dislodged: dict[str, dict[str, list[str]]] = msgspec.field(default_factory=dict)
     orders: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
@@ -68,8 +70,9 @@ def adjudicate_json(text: bytes | str) -> bytes:
     # checked here
     if not given.orders.keys() <= m.powers.keys():
         return _encode(adjudicate_document(decode_json(text)))
+    centers = None if given.centers is msgspec.UNSET else given.centers
     try:
-        pos = make_position(m, phase, given.units, given.centers, given.dislodged)
+        pos = make_position(m, phase, given.units, centers, given.dislodged)
     except InputError:
         return _encode(adjudicate_document(decode_json(text)))
     return _encode(_adjudicated(pos, given.orders))
@@ -101,7 +104,7 @@ def _read(doc: Any) -> tuple[Position, dict[str, list[str]]]:
         raise InputError("'phase' is required, e.g. \"S1901M\"")
     phase = Phase.parse(doc["phase"])
     units = power_map(m, doc.get("units", {}), "units", list)
-    centers = power_map(m, doc.get("centers", {}), "centers", list)
+    centers = board_centers(m, doc)
     dislodged = power_map(m, doc.get("dislodged", {}), "dislodged", dict)
     for power, entries in dislodged.items():
         for code, retreats in entries.items():
@@ -113,6 +116,15 @@ def _read(doc: Any) -> tuple[Position, dict[str, list[str]]]:
             if not isinstance(line, str):
                 raise InputError(f"orders of {power} must be strings")
     return make_position(m, phase, units, centers, dislodged), orders
+
+
+def board_centers(m: Map, doc: dict[str, Any]) -> dict[str, list[str]] | None:
+    """The ``centers`` of an input object, checked; ``None`` (each power owns its home
+    centres) when it has none."""
+    if "centers" not in doc:
+        return None
+    centers: dict[str, list[str]] = power_map(m, doc["centers"], "centers", list)
+    return centers
 
 
 def power_map(m: Map, value: Any, key: str, inner: type) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from judge.core.board import Dislodged, Position, make_position
 from judge.core.errors import InputError
-from judge.core.jsonio import adjudicate_document, power_map
+from judge.core.jsonio import adjudicate_document, board_centers, power_map
 from judge.core.maps import Map, load_map, parse_unit_code
 from judge.core.phases import Phase
 from judge.core.results import CODES, DISLODGED, OrderResult
@@ -57,7 +57,7 @@ def picture_from_document(doc: Any, *, adjudicate_orders: bool = False) -> Pictu
         raise InputError("'phase' is required, e.g. \"S1901M\"")
     phase = Phase.parse(doc["phase"])
     units = power_map(m, doc.get("units", {}), "units", list)
-    centers = power_map(m, doc.get("centers", {}), "centers", list)
+    centers = board_centers(m, doc)  # none given: each power owns its home centres
     dislodged = power_map(m, doc.get("dislodged", {}), "dislodged", dict)
     orders = power_map(m, doc.get("orders", {}), "orders", list)
     for power, lines in orders.items():

@@ -93,3 +93,33 @@ def test_the_output_is_compact_json_in_utf8() -> None:
     out = adjudicate_json(b'{"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}}')
     assert out == msgspec.json.encode(json.loads(out))
     assert out.startswith(b'{"phase":"S1901M","results":{"FRANCE":[{"order":"A PAR H"')
+
+
+HOME_CENTRES = {"AUSTRIA": ["BUD", "TRI", "VIE"], "ENGLAND": ["EDI", "LON", "LVP"],
+                "FRANCE": ["BRE", "MAR", "PAR"], "GERMANY": ["BER", "KIE", "MUN"],
+                "ITALY": ["NAP", "ROM", "VEN"], "RUSSIA": ["MOS", "SEV", "STP", "WAR"],
+                "TURKEY": ["ANK", "CON", "SMY"]}
+
+
+@pytest.mark.parametrize("read", [
+    lambda doc: adjudicate_document(doc),
+    lambda doc: json.loads(adjudicate_json(json.dumps(doc).encode())),
+], ids=["document", "text"])
+def test_a_position_without_centers_gives_each_power_its_home_centres(read: Any) -> None:
+    # France's two armies keep their places and may build once, in Brest
+    out = read({"phase": "W1901A", "units": {"FRANCE": ["A PAR", "A MAR"]},
+                "orders": {"FRANCE": ["Build F Bre"]}})
+    assert out["results"]["FRANCE"] == [{"order": "Build F Bre", "result": "build"}]
+    assert out["units"]["FRANCE"] == ["A MAR", "A PAR", "F BRE"]
+    assert out["centers"] == HOME_CENTRES
+    # a Fall turn keeps them too, and leads to the builds of the powers without units
+    out = read({"phase": "F1901M", "units": {"FRANCE": ["A PAR"]}})
+    assert out["centers"] == HOME_CENTRES and out["next_phase"] == "W1901A"
+    # a power left out of a "centers" that is given owns nothing, as in the output;
+    # an empty "centers" is a board on which nobody owns anything
+    out = read({"phase": "W1901A", "units": {"FRANCE": ["A PAR"], "ITALY": ["A VEN"]},
+                "centers": {"FRANCE": ["PAR"]}})
+    assert out["units"] == {"FRANCE": ["A PAR"]}
+    assert out["results"]["ITALY"] == [{"order": "A VEN D", "result": "remove"}]
+    out = read({"phase": "F1901M", "units": {"FRANCE": ["A BUR"]}, "centers": {}})
+    assert out["centers"] == {} and out["next_phase"] == "W1901A"

@@ -84,3 +84,19 @@ def test_judge_map_refuses_bad_input_in_one_line() -> None:
         err = out.stderr.decode()
         assert err.count("\n") == 1 and expected in err, (stdin, err)
         assert out.stdout == b""
+
+
+def test_judge_map_gives_each_power_its_home_centres_when_the_position_names_none() -> None:
+    from judge.core import load_map
+    from judge.maps.geometry import load_geometry
+    from judge.maps.picture import power_colours
+
+    out = _run("--format", "svg", stdin=json.dumps(POSITION))  # no "centers"
+    assert out.returncode == 0, out.stderr
+    root = ET.fromstring(out.stdout)
+    labels = {t.text for t in root.iter(f"{SVG}text")}
+    assert {"Austria 3 SC", "France 3 SC", "Germany 3 SC", "Russia 4 SC"} <= labels
+    # each centre's marker in its owner's colour
+    colours = power_colours(load_map(), load_geometry(load_map()))
+    markers = [c.get("fill") for c in root.iter(f"{SVG}circle") if c.get("r") == "5"]
+    assert markers.count(colours["FRANCE"]) == 3 and markers.count(colours["RUSSIA"]) == 4
