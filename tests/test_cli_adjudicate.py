@@ -9,6 +9,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from conftest import JUDGE_EXE
 
 
@@ -74,14 +76,62 @@ def test_jsonl_gives_one_compact_line_per_position_meaning_what_one_document_giv
         assert ", " not in line and ": " not in line  # compact: no spaces between items
 
 
-def test_jsonl_answers_the_lines_before_a_bad_one_and_names_the_bad_line() -> None:
-    good = {"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}}
-    text = json.dumps(good) + "\n\n{not json\n" + json.dumps(good) + "\n"
-    out = subprocess.run([JUDGE_EXE, "adjudicate", "--jsonl"], input=text, capture_output=True,
-                         text=True, timeout=60, check=False)
+def test_jsonl_answers_every_line_and_a_refused_one_with_an_error_object_in_its_place(
+        ) -> None:
+    """A batch is never lost to one bad position: each refused line has its error object
+    where its result would be, the lines after it are adjudicated, the exit status is 2 and
+    stderr says once how many were refused."""
+    good = [{"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}, "orders": {"FRANCE": [order]}}
+            for order in ("A Par-Bur", "A Par-Pic", "A Par-Gas", "A Par H")]
+    lines = [json.dumps(good[0]), "", "{not json", json.dumps(good[1]),
+             json.dumps({"phase": "S1901M", "units": {"FRANCE": ["A PAR"]},
+                         "orders": {"FRANCE": ["A MUN H"]}}),
+             json.dumps(good[2]), json.dumps(good[3])]
+    out = subprocess.run([JUDGE_EXE, "adjudicate", "--jsonl"], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 2
-    assert len(out.stdout.splitlines()) == 1 and json.loads(out.stdout)["phase"] == "S1901M"
-    assert out.stderr.startswith("judge: line 3: not valid JSON") and out.stderr.count("\n") == 1
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(answers) == 6  # one for each line that is not blank, in order
+    assert answers[1]["line"] == 3 and answers[1]["error"].startswith("not valid JSON")
+    assert answers[3] == {"error": "FRANCE: 'A MUN H': no unit in MUN", "line": 5}
+    moved = [a["units"]["FRANCE"] for a in (answers[0], answers[2], answers[4], answers[5])]
+    assert moved == [["A BUR"], ["A PIC"], ["A GAS"], ["A PAR"]]
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith(
+        "judge: 2 of 6 lines refused, each answered by an error object in its place; "
+        "the first, line 3: not valid JSON")
+
+
+def test_jsonl_goes_on_past_a_fault_of_the_judges_and_says_so(
+        monkeypatch: pytest.MonkeyPatch, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A bug that one position finds in the judge is said on that line (and its traceback on
+    stderr); the other lines are still adjudicated; the exit status is 1."""
+    import io
+
+    import judge.core.jsonio
+    from judge.adjudicate_cli import adjudicate
+
+    real = judge.core.jsonio.adjudicate_json
+
+    def faulty(line: bytes) -> bytes:
+        if b"Mar" in line:
+            raise ZeroDivisionError("division by zero")
+        return real(line)
+
+    monkeypatch.setattr(judge.core.jsonio, "adjudicate_json", faulty)
+    docs = [{"phase": "S1901M", "units": {"FRANCE": ["A PAR", "A MAR"]},
+             "orders": {"FRANCE": [order]}} for order in ("A Par-Bur", "A Mar-Spa", "A Par-Pic")]
+    text = "".join(json.dumps(d) + "\n" for d in docs).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert adjudicate(jsonl=True) == 1
+    sys.stdout.flush()
+    out, err = capfdbinary.readouterr()
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert answers[1] == {"error": "internal error: ZeroDivisionError: division by zero",
+                          "line": 2}
+    assert answers[0]["units"]["FRANCE"] == ["A BUR", "A MAR"]
+    assert answers[2]["units"]["FRANCE"] == ["A MAR", "A PIC"]
+    assert b"Traceback" in err and err.rstrip().splitlines()[-1] == (
+        b"judge: 1 of 3 lines failed on an internal error (traceback above)")
 
 
 def test_no_input_is_said_once_in_both_forms() -> None:
