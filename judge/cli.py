@@ -70,8 +70,9 @@ def _open_store(config: Config, create: bool) -> Any:
 class CliState:
     """What every subcommand shares: the configuration file named, read once when needed."""
 
-    def __init__(self, config_path: str | None) -> None:
+    def __init__(self, config_path: str | None, path_from_environment: bool = False) -> None:
         self.config_path = config_path
+        self.path_from_environment = path_from_environment  # named by JUDGE_CONFIG
         self._config: Config | None = None
 
     @property
@@ -103,13 +104,36 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
         from judge.logs import setup_logging
 
         setup_logging(verbose)
-    ctx.obj = CliState(config_path)
+    ctx.obj = CliState(config_path, ctx.get_parameter_source("config_path")
+                       == click.core.ParameterSource.ENVIRONMENT)
 
 
 @main.command()
 @click.pass_obj
 def serve(obj: CliState) -> None:
-    """Run the daemon in the foreground: intake, worker, sender."""
+    """Run the judge in the foreground (until SIGTERM or Ctrl-C): intake, worker, sender,
+    scheduler and web view.
+
+    \b
+    It runs three processes:
+      this one   intake: takes mail (SMTP or LMTP), stores it   [intake] listen
+                 the web view: pages and JSON API of the games  [web] listen
+      a child    the worker: reads the stored mail, answers it
+                 the scheduler: deadlines, reminders, phases
+      its child  the sender: delivers the answers               [outbound] transport
+
+    \b
+    The configuration file: judge --config FILE serve, or JUDGE_CONFIG=FILE in the
+    environment; with neither, the embedded defaults.  Any setting of the file is
+    overridden by JUDGE_<SECTION>_<KEY> in the environment.  The ports:
+      JUDGE_INTAKE_LISTEN=HOST:PORT   where mail comes in   (default 127.0.0.1:2525)
+      JUDGE_WEB_LISTEN=HOST:PORT      the web view          (default 127.0.0.1:8080;
+                                      empty: no web view)
+    or listen = "HOST:PORT" under [intake] and [web] in the file.
+
+    'judge check-config' prints the configuration in force, and which values come from
+    the environment.
+    """
     from judge.daemon import ListenError, serve as run
     config = obj.config
     _open_store(config, create=True).dispose()
@@ -127,15 +151,22 @@ def serve(obj: CliState) -> None:
 @click.option("--no-database", is_flag=True, help="Check the file only, not the database.")
 @click.pass_obj
 def check_config(obj: CliState, no_database: bool) -> None:
-    """Read the configuration, print it, and check that the database is reachable and its
-    schema current.  Exits non-zero, with one line saying why, when something is wrong."""
+    """Read the configuration, print it (saying which values come from the environment), and
+    check that the database is reachable and its schema current.  Exits non-zero, with one
+    line saying why, when something is wrong."""
+    from judge.config import environment_settings, stray_environment
     config = obj.config
-    click.echo(f"configuration from {config.source}:")
+    named = " (named by JUDGE_CONFIG)" if obj.path_from_environment else ""
+    click.echo(f"configuration from {config.source}{named}:")
+    from_environment = environment_settings()
     for section in (f.name for f in fields(config) if f.name != "source"):
         for key, value in vars(getattr(config, section)).items():
             if section == "database" and key == "url":
                 value = _safe_url(value)
-            click.echo(f"  [{section}] {key} = {value!r}")
+            var = from_environment.get((section, key))
+            click.echo(f"  [{section}] {key} = {value!r}" + (f"  (from {var})" if var else ""))
+    for var, section in stray_environment():
+        click.echo(f"ignored: {var} in the environment names no key of [{section}]")
     click.echo("configuration OK")
     if no_database:
         return
@@ -357,7 +388,8 @@ def inbound_purge(obj: CliState, days: float | None) -> None:
 
 
 @main.command()
-@click.option("--jsonl", is_flag=True, help="One JSON position per line in, one result per line out.")
+@click.option("--jsonl", is_flag=True, help="One JSON position per line in, one result per line "
+              "out; a line refused gets an error object in its place, and the rest goes on.")
 def adjudicate(jsonl: bool) -> None:
     """Adjudicate a position given as JSON on stdin; the outcome as JSON on stdout."""
     from judge.adjudicate_cli import adjudicate as run

@@ -201,16 +201,40 @@ def load_config(path: str | os.PathLike[str] | None = None,
         if not isinstance(values, dict):
             raise ConfigError(f"{source}: [{section}] must be a table")
         config = _apply(config, section, values, source)
+    overrides: dict[str, dict[str, str]] = {}
+    for (section, key), var in environment_settings(env).items():
+        overrides.setdefault(section, {})[key] = env[var]
+    for section, values in overrides.items():
+        config = _apply(config, section, values, "environment")
+    validate(config)
+    return config
+
+
+def environment_settings(environ: Mapping[str, str] | None = None) -> dict[tuple[str, str], str]:
+    """``(section, key)`` → the variable ``JUDGE_<SECTION>_<KEY>`` of ``environ`` (default
+    ``os.environ``) that sets it, for every such variable there."""
+    env = os.environ if environ is None else environ
+    found = {}
     for section, factory in _SECTIONS.items():
-        overrides = {}
         for f in fields(factory()):
             var = f"JUDGE_{section.upper()}_{f.name.upper()}"
             if var in env:
-                overrides[f.name] = env[var]
-        if overrides:
-            config = _apply(config, section, overrides, "environment")
-    validate(config)
-    return config
+                found[section, f.name] = var
+    return found
+
+
+def stray_environment(environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """Variables of ``environ`` that begin like a section's (``JUDGE_INTAKE_``) but name none of
+    its keys, with that section: the judge ignores them, and a mistyped one would otherwise
+    go unnoticed."""
+    env = os.environ if environ is None else environ
+    known = set(environment_settings(env).values())
+    stray = []
+    for var in sorted(env):
+        for section in _SECTIONS:
+            if var.startswith(f"JUDGE_{section.upper()}_") and var not in known:
+                stray.append((var, section))
+    return stray
 
 
 def _apply(config: Config, section: str, values: Mapping[str, Any], source: str) -> Config:

@@ -26,6 +26,7 @@ import logging
 import os
 import resource
 import signal
+import socket
 import sys
 from typing import TYPE_CHECKING
 
@@ -60,7 +61,16 @@ FILES_IN_RESERVE = 64
 
 
 class ListenError(Exception):
-    """A second listener (the web view) could not bind: the message is one line."""
+    """Intake or the web view could not listen: the message is one line naming the setting."""
+
+
+def _why_not(exc: OSError) -> str:
+    """Why a listener could not be opened, in the system's words: an address that does not
+    resolve says so; for a bind, asyncio's own message repeats the address, the error's
+    number says it plainly ("Address already in use")."""
+    if isinstance(exc, socket.gaierror):
+        return exc.strerror or str(exc)
+    return os.strerror(exc.errno) if exc.errno else str(exc)
 
 
 class Daemon:
@@ -133,15 +143,18 @@ class Daemon:
             loop.add_signal_handler(sig, self.stopping.set)
         self._fit_connections_to_files()
         self._load_web()
-        self.server = await loop.create_server(self.limits, self.config.listen_host,
-                                               self.config.listen_port)
+        try:
+            self.server = await loop.create_server(self.limits, self.config.listen_host,
+                                                   self.config.listen_port)
+        except OSError as exc:
+            raise ListenError(f"cannot listen on {self.config.intake.listen} ([intake] listen): "
+                              f"{_why_not(exc)}") from None
         try:
             self.web = await self._start_web()
         except OSError as exc:
             self.server.close()
-            why = os.strerror(exc.errno) if exc.errno else str(exc)
             raise ListenError(f"cannot listen on {self.config.web.listen} ([web] listen): "
-                              f"{why}") from None
+                              f"{_why_not(exc)}") from None
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)

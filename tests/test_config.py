@@ -213,6 +213,49 @@ def test_check_config_reads_judge_config_and_env(tmp_path: Path) -> None:
     assert "configuration OK" in result.stdout
 
 
+def test_check_config_says_which_values_come_from_the_environment(tmp_path: Path) -> None:
+    good = write(tmp_path / "good.toml", '[judge]\nname = "FILEJ"\n[intake]\nlisten = '
+                 '"127.0.0.1:2601"\n[web]\nlisten = "127.0.0.1:8001"\n')
+    result = run_judge("check-config", "--no-database", cwd=tmp_path, JUDGE_CONFIG=str(good),
+                       JUDGE_INTAKE_LISTEN="127.0.0.1:2999", JUDGE_LIMITS_BATCH_SECONDS="0.5",
+                       JUDGE_INTAKE_LISTN="127.0.0.1:1")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"configuration from {good} (named by JUDGE_CONFIG):"
+    assert "  [intake] listen = '127.0.0.1:2999'  (from JUDGE_INTAKE_LISTEN)" in lines
+    assert "  [limits] batch_seconds = 0.5  (from JUDGE_LIMITS_BATCH_SECONDS)" in lines
+    # the file's values and the defaults are not said to come from the environment
+    assert "  [judge] name = 'FILEJ'" in lines and "  [web] listen = '127.0.0.1:8001'" in lines
+    assert sum("(from JUDGE_" in line for line in lines) == 2
+    # a variable that looks like a setting but is none is named: a typo would go unnoticed
+    assert "ignored: JUDGE_INTAKE_LISTN in the environment names no key of [intake]" in lines
+    named = run_judge("--config", str(good), "check-config", "--no-database", cwd=tmp_path)
+    assert named.stdout.splitlines()[0] == f"configuration from {good}:"
+
+
+def test_serve_help_says_what_it_runs_and_how_to_choose_the_file_and_the_ports(
+        tmp_path: Path) -> None:
+    result = run_judge("serve", "--help", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    for part in ("intake", "web view", "worker", "scheduler", "sender"):
+        assert part in text
+    for way in ("judge --config FILE serve", "JUDGE_CONFIG=FILE", "JUDGE_<SECTION>_<KEY>",
+                "[intake] listen", "[web] listen", "JUDGE_INTAKE_LISTEN=HOST:PORT",
+                "JUDGE_WEB_LISTEN=HOST:PORT", "judge check-config"):
+        assert way in text, way
+    # the defaults it names are the configuration's
+    defaults = load_config(environ={})
+    assert f"(default {defaults.intake.listen})" in text
+    assert f"(default {defaults.web.listen};" in text
+    # and what it says works: the file and a port chosen as the help says
+    chosen = write(tmp_path / "chosen.toml", '[judge]\nname = "CHOSEN"\n')
+    shown = run_judge("--config", str(chosen), "check-config", "--no-database", cwd=tmp_path,
+                      JUDGE_INTAKE_LISTEN="127.0.0.1:2602")
+    assert "  [judge] name = 'CHOSEN'" in shown.stdout.splitlines()
+    assert "'127.0.0.1:2602'" in shown.stdout
+
+
 def test_check_config_without_any_config_shows_the_defaults(tmp_path: Path) -> None:
     result = run_judge("check-config", cwd=tmp_path)
     assert result.returncode == 0, result.stderr

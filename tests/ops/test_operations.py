@@ -73,7 +73,9 @@ def test_serve_on_a_port_in_use_is_one_line(tmp_path: Path, db_url: str) -> None
                      JUDGE_INTAKE_LISTEN=f"127.0.0.1:{port}")
     # the daemon has logged its database check by then; the reason is the last line
     assert result.returncode != 0 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines()[-1].startswith("judge: cannot listen on 127.0.0.1:")
+    # naming the setting, as for the web view
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"judge: cannot listen on 127.0.0.1:{port} ([intake] listen): Address already in use")
 
 
 def test_check_config_on_a_fresh_database_says_it_will_be_created(tmp_path: Path,
