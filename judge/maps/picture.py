@@ -11,13 +11,14 @@ move that failed; supports are thin dashed lines (to a ring round the unit held,
 middle of the move supported), convoys thin blue dashed lines to the middle of the convoyed
 move; a ring round a unit is an explicit hold; a red cross is a unit disbanded or removed, a
 green ring a unit built; a dislodged unit has a red ring, and thin purple arrows show where it
-may retreat.
+may retreat.  The symbols are drawn by :mod:`judge.maps.symbols`; the key under the map
+(:mod:`judge.maps.legend`) names each one the picture uses.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from judge.core.board import Dislodged, Position, Unit
@@ -27,8 +28,12 @@ from judge.core.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderE
 from judge.core.phases import Phase
 from judge.core.results import (BUILD, DISBAND, OK, REMOVE)
 from judge.maps.geometry import Geometry
-from judge.maps.scene import (XY, Circle, Layer, Line, Polygon, Scene, Shape, Text, luminance,
-                              mix)
+from judge.maps.legend import KEY_ROW, draw_key, key_rows
+from judge.maps.scene import XY, Layer, Line, Polygon, Scene, Shape, Text, mix
+from judge.maps.symbols import (BUILT, CONVOY_FAILED, CONVOY_LINE, FAILED, HOLD_RING, INK,
+                                MARK_RING, MOVE, MOVE_FAILED, RETREAT_OPTION,
+                                SUPPORT, SUPPORT_FAILED, UNIT_R, center_marker, cross,
+                                ring_round, stroked, unit_shapes)
 
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 TYPES = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}
@@ -40,12 +45,6 @@ IMPASSABLE = "#8f8a80"
 COAST_LINE = "#51606e"
 LAND_LINE = "#9b8c6e"
 SEA_LINE = "#8fb0cf"
-INK = "#1c1c1c"
-FAILED = "#d0103a"
-CONVOY = "#1d5fbf"
-RETREAT = "#7a3db8"
-BUILT = "#15934a"
-NEUTRAL_CENTER = "#ffffff"
 PAPER = "#fbf8f0"
 SEA_LABEL = "#2b4f73"
 FALLBACK_COLOURS = ("#c0392b", "#24408e", "#3ab0e6", "#4a4a4a", "#2e9a3e", "#8e44ad",
@@ -53,7 +52,6 @@ FALLBACK_COLOURS = ("#c0392b", "#24408e", "#3ab0e6", "#4a4a4a", "#2e9a3e", "#8e4
 
 TITLE_HEIGHT = 34
 LEGEND_ROW = 26
-UNIT_R = 9.0
 # a unit waiting to retreat is drawn this far from the spot of the unit that took its place
 WAITING_OFFSET = (15.0, 11.0)
 
@@ -166,15 +164,14 @@ def draw(picture: Picture, geometry: Geometry) -> Scene:
     """The scene of ``picture`` on ``geometry`` (see the module docstring for the symbols)."""
     m = picture.map
     colours = power_colours(m, geometry)
-    legend_rows = 1 + (1 if picture.formal is not None else 0)
-    height = TITLE_HEIGHT + geometry.height + legend_rows * LEGEND_ROW + 8
-    scene = Scene(geometry.width, height, PAPER, static_key=f"{geometry.name}:{TITLE_HEIGHT}",
+    scene = Scene(geometry.width, 0, PAPER, static_key=f"{geometry.name}:{TITLE_HEIGHT}",
                   title=_title(picture))
     land, borders, labels = static_layers(geometry, m, TITLE_HEIGHT)
     tints = Layer("tints")
     marks = Layer("marks")
     frame = Layer("frame")
-    scene.layers = [land, tints, borders, labels, marks, frame]
+    key = Layer("key")
+    scene.layers = [land, tints, borders, labels, marks, frame, key]
     top = TITLE_HEIGHT
 
     def at(location: str) -> XY:
@@ -182,16 +179,7 @@ def draw(picture: Picture, geometry: Geometry) -> Scene:
         return (x, y + top)
 
     owner = {c: p for p, owned in picture.centers.items() for c in owned}
-    for code in sorted(m.supply_centers):
-        power = owner.get(code)
-        if power is not None:
-            shape = geometry.provinces[code]
-            tints.add(Polygon(_moved(shape.outline, top), mix(colours[power], "#ffffff", 0.62)))
-    if picture.formal is not None:
-        for code, power in sorted(picture.formal.spheres.items()):
-            if code in geometry.provinces and power in colours:
-                tints.add(Polygon(_moved(geometry.provinces[code].outline, top), None,
-                                  hatch=colours[power]))
+    _tints(picture, geometry, colours, owner, tints)
     centres: list[Shape] = []
     for code in sorted(m.supply_centers):
         shape = geometry.provinces[code]
@@ -199,34 +187,41 @@ def draw(picture: Picture, geometry: Geometry) -> Scene:
             continue
         power = owner.get(code)
         x, y = shape.center
-        centres.append(Circle((x, y + top), 5.0, colours[power] if power else NEUTRAL_CENTER,
-                              INK, 1.2))
-    _orders(picture, geometry, colours, marks, at, centres)
+        centres.append(center_marker((x, y + top), colours[power] if power else None))
+    shown = _orders(picture, geometry, colours, marks, at, centres)
+    if centres:
+        shown.add("center")
+    # under the map, the key of the symbols drawn, then the powers
+    rows = key_rows(shown, geometry.width)
+    legend_rows = 1 + (1 if picture.formal is not None else 0)
+    scene.height = TITLE_HEIGHT + geometry.height + len(rows) * KEY_ROW \
+        + legend_rows * LEGEND_ROW + 8
+    draw_key(key, rows, TITLE_HEIGHT + geometry.height + 4)
     _frame(picture, scene, frame, colours, owner)
     return scene
+
+
+def _tints(picture: Picture, geometry: Geometry, colours: Mapping[str, str],
+           owner: Mapping[str, str], tints: Layer) -> None:
+    """Each supply centre's province in a pale tint of its owner's colour; Formal
+    Diplomacy's spheres of influence hatched in their power's."""
+    for code in sorted(picture.map.supply_centers):
+        power = owner.get(code)
+        if power is not None:
+            shape = geometry.provinces[code]
+            tints.add(Polygon(_moved(shape.outline, TITLE_HEIGHT),
+                              mix(colours[power], "#ffffff", 0.62)))
+    if picture.formal is not None:
+        for code, power in sorted(picture.formal.spheres.items()):
+            if code in geometry.provinces and power in colours:
+                tints.add(Polygon(_moved(geometry.provinces[code].outline, TITLE_HEIGHT), None,
+                                  hatch=colours[power]))
 
 
 def _title(picture: Picture) -> str:
     parts = [picture.game] if picture.game else []
     parts.append(phase_title(picture.phase))
     return ": ".join(parts) + (f" ({picture.note})" if picture.note else "")
-
-
-def _unit_shapes(unit: Unit, centre: XY, colour: str, ring: str | None = None,
-                 ring_width: float = 2.4) -> list[Shape]:
-    x, y = centre
-    letter = "#ffffff" if luminance(colour) < 0.55 else INK
-    shapes: list[Shape] = []
-    if unit.kind == ARMY:
-        shapes.append(Circle(centre, UNIT_R, colour, INK, 1.3))
-    else:
-        r = UNIT_R - 0.5
-        shapes.append(Polygon(((x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r)),
-                              colour, INK, 1.3))
-    shapes.append(Text((x, y), unit.kind, 11.0, letter, bold=True))
-    if ring is not None:
-        shapes.append(Circle(centre, UNIT_R + 4, None, ring, ring_width))
-    return shapes
 
 
 def _shorten(a: XY, b: XY, start: float, end: float) -> tuple[XY, XY] | None:
@@ -237,23 +232,11 @@ def _shorten(a: XY, b: XY, start: float, end: float) -> tuple[XY, XY] | None:
     return (a[0] + ux * start, a[1] + uy * start), (b[0] - ux * end, b[1] - uy * end)
 
 
-def _arrow(points: list[XY], colour: str, width: float, dash: tuple[float, float] | None,
-           head: float = 9.0) -> list[Shape]:
-    """A polyline ending in an arrowhead (the line stops where the head begins)."""
-    (x0, y0), (x1, y1) = points[-2], points[-1]
-    length = math.dist((x0, y0), (x1, y1)) or 1.0
-    ux, uy = (x1 - x0) / length, (y1 - y0) / length
-    base = (x1 - ux * head, y1 - uy * head)
-    half = head * 0.55
-    tri = ((x1, y1), (base[0] - uy * half, base[1] + ux * half),
-           (base[0] + uy * half, base[1] - ux * half))
-    return [Line(tuple(points[:-1]) + (base,), colour, width, dash), Polygon(tri, colour)]
-
-
 def _orders(picture: Picture, geometry: Geometry, colours: Mapping[str, str], layer: Layer,
-            at: Callable[[str], XY], centres: list[Shape]) -> None:
+            at: Callable[[str], XY], centres: list[Shape]) -> set[str]:
     """Units and orders, in this order from the bottom: order lines, units, supply-centre
-    markers (an arrow never hides who owns a centre), rings and crosses."""
+    markers (an arrow never hides who owns a centre), rings and crosses.  Returns the symbols
+    drawn (the names :mod:`judge.maps.legend` knows them by)."""
     board = _Board(at, _unit_spots(picture, at), {}, _convoy_routes(picture.marks, geometry))
     for mk in picture.marks:
         o = mk.order
@@ -271,18 +254,20 @@ def _orders(picture: Picture, geometry: Geometry, colours: Mapping[str, str], la
     layer.add(*lines, *retreats)
     _draw_units(picture, board, colours, layer)
     layer.add(*centres, *rings, *symbols)
+    return board.shown
 
 
 @dataclass
 class _Board:
     """Where things are drawn: ``at`` a location's point; ``spot`` where each province's
     (acting) unit is; ``moves`` each moving unit's arrow ends; ``via`` the fleets a convoyed
-    army's arrow runs through."""
+    army's arrow runs through; ``shown`` the symbols drawn so far, for the key."""
 
     at: Callable[[str], XY]
     spot: dict[str, XY]
     moves: dict[str, tuple[XY, XY]]
     via: dict[str, list[str]]
+    shown: set[str] = field(default_factory=set)
 
 
 def _unit_spots(picture: Picture, at: Callable[[str], XY]) -> dict[str, XY]:
@@ -330,15 +315,17 @@ def _order_shapes(mk: Mark, board: _Board, colours: Mapping[str, str]
         return _convoy_shapes(o, src, board, failed), []
     if isinstance(o, Hold):
         if src is not None and not mk.default:
-            return [], [Circle(src, UNIT_R + 4, None, FAILED if failed else INK, 1.6)]
+            board.shown.add("failed" if failed else "hold")
+            return [], [ring_round(src, FAILED if failed else INK, HOLD_RING)]
     elif isinstance(o, (Disband, Remove)):
         if src is not None and mk.result in (None, DISBAND, REMOVE, OK):
-            return [], _cross(src, FAILED)
+            board.shown.add("remove" if isinstance(o, Remove) else "disband")
+            return [], cross(src)
     elif isinstance(o, Build):
         if mk.result in (None, BUILD, OK) and o.unit.kind is not None:
-            unit = Unit(mk.power, o.unit.kind, o.unit.location)
-            return [], _unit_shapes(unit, board.at(o.unit.location), colours[mk.power],
-                                    ring=BUILT)
+            board.shown.update(("build", "army" if o.unit.kind == ARMY else "fleet"))
+            return [], unit_shapes(o.unit.kind, board.at(o.unit.location), colours[mk.power],
+                                   ring=BUILT)
     return [], []
 
 
@@ -357,8 +344,8 @@ def _move_shapes(o: Move | Retreat, src: XY, board: _Board, failed: bool) -> lis
         return []
     route[0] = first[0]
     route[-1] = ends[1]
-    return _arrow(route, FAILED if failed else INK, 2.6 if not failed else 2.2,
-                  (6.0, 4.0) if failed else None)
+    board.shown.add("failed" if failed else "move")
+    return stroked(route, MOVE_FAILED if failed else MOVE)
 
 
 def _support_shapes(o: Support, src: XY | None, board: _Board, failed: bool) -> list[Shape]:
@@ -366,14 +353,16 @@ def _support_shapes(o: Support, src: XY | None, board: _Board, failed: bool) -> 
     target = board.spot.get(o.target.province)
     if src is None or target is None:
         return []
-    colour, dash = (FAILED, (2.0, 3.0)) if failed else (INK, (4.0, 3.0))
+    stroke = SUPPORT_FAILED if failed else SUPPORT
+    board.shown.add("failed" if failed else "support")
     if o.dest is None:
+        board.shown.add("failed" if failed else "hold")  # the ring round the unit held
         seg = _shorten(src, target, UNIT_R + 1, UNIT_R + 4)
-        ring: list[Shape] = [Circle(target, UNIT_R + 4, None, colour, 1.6)]
-        return ([Line(seg, colour, 1.6, dash)] if seg else []) + ring
+        ring: list[Shape] = [ring_round(target, stroke.colour, HOLD_RING)]
+        return (stroked(list(seg), replace(stroke, head=0.0)) if seg else []) + ring
     a, b = board.moves.get(o.target.province, (target, board.at(o.dest)))
     seg = _shorten(src, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), UNIT_R + 1, 3)
-    return _arrow(list(seg), colour, 1.6, dash, head=6.0) if seg else []
+    return stroked(list(seg), stroke) if seg else []
 
 
 def _convoy_shapes(o: Convoy, src: XY | None, board: _Board, failed: bool) -> list[Shape]:
@@ -382,14 +371,15 @@ def _convoy_shapes(o: Convoy, src: XY | None, board: _Board, failed: bool) -> li
     target = board.spot.get(o.target.province)
     if src is None or target is None:
         return []
-    colour = FAILED if failed else CONVOY
+    stroke = CONVOY_FAILED if failed else CONVOY_LINE
+    board.shown.add("failed" if failed else "convoy")
     shapes: list[Shape] = []
     if o.unit.province not in board.via.get(o.target.province, ()):
         a, b = board.moves.get(o.target.province, (target, board.at(o.dest)))
         seg = _shorten(src, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), UNIT_R + 1, 2)
         if seg:
-            shapes.append(Line(seg, colour, 1.6, (3.0, 3.0)))
-    shapes.append(Circle(src, UNIT_R + 4, None, colour, 1.6))
+            shapes += stroked(list(seg), stroke)
+    shapes.append(ring_round(src, stroke.colour, HOLD_RING))
     return shapes
 
 
@@ -403,7 +393,8 @@ def _retreat_shapes(picture: Picture, board: _Board) -> tuple[list[Shape], list[
         for loc in places:
             seg = _shorten(src, board.at(loc), UNIT_R + 4, UNIT_R + 2)
             if seg:
-                retreats.extend(_arrow(list(seg), RETREAT, 1.4, (2.0, 2.5), head=6.0))
+                board.shown.add("retreat")
+                retreats.extend(stroked(list(seg), RETREAT_OPTION))
 
     ordered = {mk.order.unit.province for mk in picture.marks
                if isinstance(mk.order, (Retreat, Disband))}
@@ -413,7 +404,8 @@ def _retreat_shapes(picture: Picture, board: _Board) -> tuple[list[Shape], list[
     for d in picture.dislodged:
         src = board.spot.get(d.unit.province)
         if src is not None:
-            rings.append(Circle(src, UNIT_R + 4, None, FAILED, 2.4))
+            board.shown.add("dislodged")
+            rings.append(ring_round(src, FAILED, MARK_RING))
             ways_out(src, d.retreats)
     return retreats, rings
 
@@ -425,13 +417,17 @@ def _draw_units(picture: Picture, board: _Board, colours: Mapping[str, str],
     waiting = {d.unit.province for d in picture.waiting}
     for u in picture.units:
         if u.province not in waiting:
-            layer.add(*_unit_shapes(u, board.spot[u.province], colours.get(u.power, INK)))
+            layer.add(*unit_shapes(u.kind, board.spot[u.province], colours.get(u.power, INK)))
     for d in picture.waiting:
-        layer.add(*_unit_shapes(d.unit, board.spot[d.unit.province],
-                                colours.get(d.unit.power, INK), ring=FAILED))
+        layer.add(*unit_shapes(d.unit.kind, board.spot[d.unit.province],
+                               colours.get(d.unit.power, INK), ring=FAILED))
     for u in picture.units:
         if u.province in waiting:
-            layer.add(*_unit_shapes(u, board.at(u.location), colours.get(u.power, INK)))
+            layer.add(*unit_shapes(u.kind, board.at(u.location), colours.get(u.power, INK)))
+    board.shown.update("army" if u.kind == ARMY else "fleet"
+                       for u in (*picture.units, *(d.unit for d in picture.waiting)))
+    if waiting:
+        board.shown.add("dislodged")
 
 
 def _along(a: XY, b: XY, p: XY) -> float:
@@ -439,27 +435,12 @@ def _along(a: XY, b: XY, p: XY) -> float:
     return ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / ((dx * dx + dy * dy) or 1.0)
 
 
-def _cross(c: XY, colour: str) -> list[Shape]:
-    x, y = c
-    r = UNIT_R + 3
-    return [Line(((x - r, y - r), (x + r, y + r)), colour, 3.0),
-            Line(((x - r, y + r), (x + r, y - r)), colour, 3.0)]
-
-
 def _frame(picture: Picture, scene: Scene, frame: Layer, colours: Mapping[str, str],
            owner: Mapping[str, str]) -> None:
-    """The title above the map, the key of the strokes, and the legend of powers below."""
+    """The title above the map, and the legend of powers at the foot."""
     m = picture.map
     width = scene.width
     frame.add(Text((12, TITLE_HEIGHT / 2), scene.title, 16.0, INK, anchor="start", bold=True))
-    # the key: what a solid and a dashed arrow mean
-    x = width - 250.0
-    y = TITLE_HEIGHT / 2
-    frame.add(*_arrow([(x, y), (x + 34, y)], INK, 2.6, None))
-    frame.add(Text((x + 40, y), "succeeded", 11.0, INK, anchor="start"))
-    x += 112
-    frame.add(*_arrow([(x, y), (x + 34, y)], FAILED, 2.2, (6.0, 4.0)))
-    frame.add(Text((x + 40, y), "failed", 11.0, INK, anchor="start"))
     base = scene.height - (2 if picture.formal is not None else 1) * LEGEND_ROW - 4
     counts = {p: 0 for p in m.powers}
     for power in owner.values():

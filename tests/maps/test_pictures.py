@@ -21,9 +21,9 @@ from judge.core.results import OK
 from judge.maps import png_of
 from judge.maps.document import picture_from_document
 from judge.maps.geometry import is_inside, load_geometry
-from judge.maps.picture import (BUILT, FAILED, INK, LAND, NEUTRAL_CENTER, SEA, TITLE_HEIGHT,
-                                UNIT_R, WAITING_OFFSET, Picture, power_colours)
+from judge.maps.picture import LAND, SEA, TITLE_HEIGHT, WAITING_OFFSET, Picture, power_colours
 from judge.maps.scene import mix, rgb
+from judge.maps.symbols import BUILT, FAILED, INK, NEUTRAL_CENTER, UNIT_R
 
 NAMES = ["s1901m", "f1901m", "f1901r", "w1901a", "formal"]
 
