@@ -3,7 +3,8 @@
 * :mod:`.generate` draws each map's province shapes from a hand-written layout and checks,
   with :mod:`.topology`, that the shapes show exactly the map's adjacency;
 * :mod:`.geometry` reads those shapes; :mod:`.picture` says what a picture shows and turns it
-  into a :mod:`.scene`; :mod:`.svg` and :mod:`.raster` write the scene out;
+  into a :mod:`.scene`, with the symbols of :mod:`.symbols` and the key of :mod:`.legend`;
+  :mod:`.svg` and :mod:`.raster` write the scene out;
 * :mod:`.document` reads the JSON a picture is drawn from (``judge map``, the outbox).
 
 Like :mod:`judge.core`, nothing here touches the store or the mail.  Pillow (for PNG) is

@@ -3,6 +3,7 @@ earlier phases, tournament standings, time zones, escaping, security headers and
 
 from __future__ import annotations
 
+import io
 import re
 
 from webkit import G, MASTER, Web, game_played_by_mail, signon, start_full_game
@@ -75,6 +76,11 @@ def test_the_game_page_shows_the_map_centres_results_and_links_to_every_phase(we
     png = web.get(f"/games/{G}/map.png")
     assert png.status == 200 and png.headers["Content-Type"] == "image/png"
     assert png.body.startswith(PNG)
+    # the page gives the picture's own size (its place is kept while it loads)
+    from PIL import Image
+    size = re.search(rf'<img src="/games/{G}/map.png"[^>]* width="(\d+)" height="(\d+)">', page)
+    assert size is not None
+    assert Image.open(io.BytesIO(png.body)).size == (int(size[1]), int(size[2]))
 
 
 def test_an_earlier_phase_has_its_map_orders_and_results(web: Web) -> None:
