@@ -416,6 +416,8 @@ def map_command(fmt: str | None, output: str) -> None:
         doc = json.loads(sys.stdin.read() or "null")
     except json.JSONDecodeError as exc:
         _fail(f"not valid JSON: {exc}")
+    except RecursionError:
+        _fail("not valid JSON: nested too deeply")
     try:
         scene = scene_of(picture_from_document(doc, adjudicate_orders=True))
     except InputError as exc:

@@ -53,13 +53,15 @@ def decode_json(text: bytes | str) -> Any:
         return _decode(text)
     except msgspec.DecodeError as exc:
         raise InputError(f"not valid JSON: {exc}") from None
+    except RecursionError:  # arrays or objects nested thousands deep: no position is
+        raise InputError("not valid JSON: nested too deeply") from None
 
 
 def adjudicate_json(text: bytes | str) -> bytes:
     """One input object as JSON text → its output object as compact JSON (UTF-8)."""
     try:
         given = _decode_usual(text)
-    except msgspec.ValidationError:  # JSON, but not of the usual shape
+    except (msgspec.ValidationError, RecursionError):  # JSON, but not of the usual shape
         return _encode(adjudicate_document(decode_json(text)))
     except msgspec.DecodeError as exc:
         raise InputError(f"not valid JSON: {exc}") from None

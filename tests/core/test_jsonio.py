@@ -82,7 +82,9 @@ def test_bad_input_gets_the_same_one_line_answer_from_text(doc: Any, message: st
 
 
 @pytest.mark.parametrize("text", [b"", b"{", b"[1,", b"\xff", b'{"phase": "S1901M\\ud800"}',
-                                  b"NaN"])
+                                  b"NaN", b"[" * 100_000 + b"]" * 100_000,
+                                  b'{"phase": "S1901M", "units": {"FRANCE": '
+                                  + b"[" * 5000 + b"]" * 5000 + b"}}"])
 def test_text_that_is_not_json_is_said_to_be_so(text: bytes) -> None:
     with pytest.raises(InputError) as e:
         adjudicate_json(text)

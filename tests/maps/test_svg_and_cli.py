@@ -69,6 +69,7 @@ def test_judge_map_draws_a_png_and_an_svg(tmp_path: Path) -> None:
 def test_judge_map_refuses_bad_input_in_one_line() -> None:
     cases = {
         "not json": "not valid JSON",
+        "[" * 100_000 + "]" * 100_000: "not valid JSON: nested too deeply",
         "[]": "a map document must be a JSON object",
         json.dumps({"units": {}}): "'phase' is required",
         json.dumps(dict(POSITION, units={"FRANCE": ["A XXX"]})): "unknown province 'XXX'",
