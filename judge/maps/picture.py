@@ -131,8 +131,21 @@ def power_colours(m: Map, geometry: Geometry) -> dict[str, str]:
     return out
 
 
+# the static layers of each map, made once: every picture of the map shares them (nothing
+# changes a layer once made), and making them was a few milliseconds of every picture
+_STATIC_LAYERS: dict[tuple[str, str, int], tuple[Layer, Layer, Layer]] = {}
+
+
 def static_layers(geometry: Geometry, m: Map, top: int) -> tuple[Layer, Layer, Layer]:
     """Land and sea, borders, and names: the same in every picture of the map."""
+    key = (geometry.name, m.name, top)
+    found = _STATIC_LAYERS.get(key)
+    if found is None:  # (two threads may both make them: the same layers either way)
+        found = _STATIC_LAYERS[key] = _make_static_layers(geometry, m, top)
+    return found
+
+
+def _make_static_layers(geometry: Geometry, m: Map, top: int) -> tuple[Layer, Layer, Layer]:
     land = Layer("land", static=True)
     for code, shape in geometry.provinces.items():
         kind = m.provinces[code].kind

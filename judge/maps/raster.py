@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-from judge.maps.scene import XY, Circle, Line, Polygon, Scene, Shape, Text, dashes, rgb
+from judge.maps.scene import XY, Circle, Layer, Line, Polygon, Scene, Shape, Text, dashes, rgb
 
 SCALE = 2  # drawn at this multiple of the picture's size, then reduced
 _ANCHORS = {"start": "lm", "middle": "mm", "end": "rm"}
@@ -170,14 +170,28 @@ def render_image(scene: Scene, scale: int = SCALE) -> Image.Image:
     return img.reduce(s) if s > 1 else img
 
 
-def _scene_colours(scene: Scene) -> list[tuple[int, int, int]]:
-    found = {rgb(scene.background)}
-    for layer in scene.layers:
+# the colours of each map's static layers (by the scene's static key), found once
+_STATIC_COLOURS: dict[str, frozenset[tuple[int, int, int]]] = {}
+
+
+def _colours(layers: Iterable[Layer]) -> set[tuple[int, int, int]]:
+    found = set()
+    for layer in layers:
         for sh in layer.shapes:
             for name in ("fill", "outline", "colour", "hatch"):
                 value = getattr(sh, name, None)
                 if value:
                     found.add(rgb(value))
+    return found
+
+
+def _scene_colours(scene: Scene) -> list[tuple[int, int, int]]:
+    static = _STATIC_COLOURS.get(scene.static_key)
+    if static is None:
+        static = _STATIC_COLOURS[scene.static_key] = frozenset(
+            _colours(layer for layer in scene.layers if layer.static))
+    found = {rgb(scene.background)} | static
+    found |= _colours(layer for layer in scene.layers if not layer.static)
     return sorted(found)
 
 
