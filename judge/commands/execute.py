@@ -12,12 +12,14 @@ pipeline can commit a long mail in short transactions; :func:`run_finishers` doe
 work the commands asked for at the end (a power's order summary, processing a phase whose
 orders are complete).  Informational commands (HELP, LIST, HISTORY …) asked twice are answered
 once, and are not run once the reply has reached ``[limits] reply_bytes``.  No answer repeats
-a password the command carried (the registry's ``secrets``).
+a password the command carried (the registry's ``secrets``): the quoted line shows ``****``
+where they were, and a handler that quotes one of the command's words quotes it as
+:meth:`Command.shown` gives it.  The same word elsewhere in an answer (a password ``wrong``,
+"wrong password") is the judge's own and stays.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import nullcontext
 from typing import Callable
@@ -27,7 +29,7 @@ from judge.commands.errors import CommandError
 from judge.commands.finishers import FINISHERS
 from judge.commands.identity import Identity
 from judge.commands.order_lines import handle_order_line
-from judge.commands.parse import MASK, Command, Item, OtherLine, read_items
+from judge.commands.parse import Command, Item, OtherLine, read_items
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
 from judge.commands.unknown import answer_unknown
@@ -65,28 +67,6 @@ def run_items(ctx: Context, items: list[Item], start: int, until: float | None =
 
 
 def run_one(ctx: Context, item: Item) -> None:
-    before = len(ctx.answers)
-    try:
-        _run_one(ctx, item)
-    finally:
-        if isinstance(item, Command):
-            _unsay_secrets(ctx, item, before)
-
-
-def _unsay_secrets(ctx: Context, cmd: Command, first: int) -> None:
-    """No answer to a command repeats one of its passwords (an error quoting a word it did
-    not understand, say): the registry's secret words become ``****`` there too."""
-    words = {cmd.args[i] for i in cmd.spec.secret_positions(cmd.args)}
-    if not words:
-        return
-    # whole words only, longest first: a password inside another word is no password
-    pattern = re.compile("|".join(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
-                                  for w in sorted(words, key=len, reverse=True)))
-    for answer in ctx.answers[first:]:
-        answer.response = pattern.sub(MASK, answer.response)
-
-
-def _run_one(ctx: Context, item: Item) -> None:
     if ctx.halted:
         ctx.answer(item.line_no, item.text, f"Not executed: {ctx.halted}", ok=False)
         return

@@ -23,6 +23,11 @@ class Command:
     rest: str                      # the text after the command's name, spacing kept
     block: tuple[str, ...] = ()    # the lines of a block command, without the end line
     unterminated: bool = False     # the block's end word never came
+    secret: frozenset[int] = frozenset()  # the positions in ``args`` of its passwords
+
+    def shown(self, index: int) -> str:
+        """``args[index]`` as an answer may repeat it: ``****`` where it is a password."""
+        return MASK if index in self.secret else self.args[index]
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ def read_items(lines: list[str] | tuple[str, ...]) -> list[Item]:
             continue
         spec, used = found
         rest = _after_words(text, used)
-        secret = spec.secret_positions(tuple(tokens[used:]))
+        secret = frozenset(spec.secret_positions(tuple(tokens[used:])))
         if secret:
             hidden = {used + k for k in secret}
             text = " ".join(MASK if n in hidden else t for n, t in enumerate(tokens))
@@ -72,7 +77,7 @@ def read_items(lines: list[str] | tuple[str, ...]) -> list[Item]:
             else:
                 unterminated = True
         items.append(Command(line_no, text, spec, tuple(tokens[used:]), rest,
-                             tuple(block), unterminated))
+                             tuple(block), unterminated, secret))
         if spec.stops_reading:
             break
     return items

@@ -112,7 +112,7 @@ def prepare(session: Session, config: Config, mail: ReadMail, items: list[Item],
         if item.spec.prepare is not None:
             item.spec.prepare(prep, item)
         elif item.spec.secrets is not None:
-            prep.hash_new(item, *(item.args[i] for i in item.spec.secret_positions(item.args)))
+            prep.hash_new(item, *(item.args[i] for i in sorted(item.secret)))
         if item.spec.stops_reading:
             break
     return prep

@@ -4,11 +4,11 @@ Handlers register themselves with :func:`command`; later features add commands t
 Lookup is by the longest run of leading words (``SET DRAW`` before ``SET``), case-insensitive.
 
 A command says which of its words are passwords (``secrets``): they are shown as ``****``
-wherever the line is quoted back, no answer to the line repeats them (judge.commands.execute),
-and their slow hashing is done before the store is locked (``prepare``, see
-judge.commands.prepare).  Where a line is mistyped, more words are hidden rather than fewer.
-``informational`` commands only answer (HELP, LIST,
-HISTORY …): the same one twice in a mail is answered once, and none is run once the reply is full.
+wherever the line is quoted back, an answer that quotes one of the line's words shows them so
+too (judge.commands.parse, ``Command.shown``), and their slow hashing is done before the store
+is locked (``prepare``, see judge.commands.prepare).  Where a line is mistyped, more words are
+hidden rather than fewer.  ``informational`` commands only answer (HELP, LIST, HISTORY …): the
+same one twice in a mail is answered once, and none is run once the reply is full.
 """
 
 from __future__ import annotations

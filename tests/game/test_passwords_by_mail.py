@@ -118,3 +118,28 @@ def test_replies_show_where_the_passwords_were(judge_in_process: Judge) -> None:
     assert "> SIGNON ?g **** PRIVACY ****\nYou have joined g" in reply
     reply = without(j, STRANGER, f"SIGNON Mg {a} {b}", a, b)
     assert "> SIGNON Mg **** ****\nError: SIGNON <X><game> <password>" in reply
+
+
+def test_only_the_password_given_is_masked_not_the_same_word_elsewhere(
+        judge_in_process: Judge) -> None:
+    j = judge_in_process
+    j.mail(MASTER, f"CREATE g {secret(1)}")
+    observer = "observer@example.org"
+    # an observer whose password is a word of the answer reads the answer whole
+    reply = without(j, observer, "OBSERVE g results")
+    assert "> OBSERVE g ****\nYou now observe g: you will get its results." in reply
+    for password in ("wrong", "password", "Og"):
+        reply = j.mail(observer, f"SIGNON Og {password}").body
+        assert "> SIGNON Og ****\nError: wrong password for Og." in reply, reply
+    # where the answer quotes a word of the line that is a password, it quotes ****
+    reply = without(j, MASTER, f"CREATE h {secret(2)} {secret(3)}", secret(3))
+    assert '> CREATE h **** ****\nError: "****" is not understood here' in reply
+    reply = j.mail(MASTER, "CREATE k pw understood").body
+    assert '> CREATE k **** ****\nError: "****" is not understood here' in reply
+    # a password of two words is not taken for a power (which the refusal would quote)
+    j.mail(MASTER, f"CREATE c {secret(4)} RULES POWER_CHOICE")
+    reply = without(j, player(1), f"JOIN c {secret(5)} {secret(6)}", secret(5), secret(6))
+    assert "> JOIN c **** ****\nError: JOIN needs a game name and a password" in reply
+    # a word of the line that is no password is quoted as written
+    reply = j.mail(MASTER, "CREATE k pw VARIANT standard here").body
+    assert '> CREATE k **** VARIANT standard here\nError: "here" is not understood here' in reply

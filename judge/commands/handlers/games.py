@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Callable
 
 from sqlalchemy.orm import Session
 
@@ -48,7 +49,9 @@ def sign_on_as(ctx: Context, seat: Seat, game_name: str) -> Identity:
     return identity
 
 
-def _parse_create(args: tuple[str, ...]) -> dict:
+def _parse_create(args: tuple[str, ...], shown: Callable[[int], str]) -> dict:
+    """CREATE's options, ``args`` being the words after the game's password; ``shown(i)``
+    is ``args[i]`` as a refusal may quote it (``****`` where it is a password)."""
     opts: dict = {"rules": [], "durations": {}}
     i = 0
     while i < len(args):
@@ -97,7 +100,8 @@ def _parse_create(args: tuple[str, ...]) -> dict:
             opts["turns"] = int(args[i + 1])
             i += 2
         else:
-            raise CommandError(f'"{args[i]}" is not understood here: CREATE <game> <password>'
+            raise CommandError(f'"{shown(i)}" is not understood here:'
+                               " CREATE <game> <password>"
                                " [VARIANT <name>] [TURNS <years>] [RULES <RULE> ...]"
                                " [DEADLINE <duration>] [GRACE <duration>] [VICTORY <centres>]"
                                " [TOURNAMENT <name> <password>] [PRIVACY <privacy password>].")
@@ -156,7 +160,7 @@ def _prepare_create(prep: Preparation, cmd: Command) -> None:
         return
     prep.hash_new(cmd, cmd.args[1])
     try:
-        tournament = _parse_create(cmd.args[2:]).get("tournament")
+        tournament = _parse_create(cmd.args[2:], lambda i: cmd.shown(i + 2)).get("tournament")
     except (CommandError, GameError):
         return
     if tournament is None:
@@ -177,7 +181,7 @@ def _prepare_create(prep: Preparation, cmd: Command) -> None:
          args=(2, None), wrong_args="CREATE needs a game name and a password.")
 def create_command(ctx: Context, cmd: Command) -> None:
     name, password = cmd.args[0], cmd.args[1]
-    opts = _parse_create(cmd.args[2:])
+    opts = _parse_create(cmd.args[2:], lambda i: cmd.shown(i + 2))
     tournament_asked = opts.pop("tournament", None)
     privacy_password = opts.pop("privacy", None)
     sender = ctx.mail.sender
@@ -285,7 +289,8 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
          prepare=with_privacy(1))
 def join_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
-    if len(args) not in (2, 3):
+    # a third word taken for more of the password (_join_secrets) is no power to look up
+    if len(args) not in (2, 3) or 2 in cmd.secret:
         raise CommandError("JOIN needs a game name and a password (and, in POWER_CHOICE games,"
                            " a power; for a private game, PRIVACY and its privacy password).")
     _join(ctx, cmd, args[0], args[1], args[2] if len(args) == 3 else None, privacy)
