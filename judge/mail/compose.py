@@ -31,7 +31,7 @@ from judge.config import Config
 from judge.mail import times
 from judge.mail.clean import clean, clean_line
 from judge.mail.headers import RememberingHeaders
-from judge.mail.subjects import reply_subject
+from judge.mail.subjects import folded_subject, reply_subject
 from judge.resources import templates_dir
 
 
@@ -97,9 +97,19 @@ class _MessageIdsHeader(UnstructuredHeader, BaseHeader):
         return policy.linesep.join(lines) + policy.linesep
 
 
+class _SubjectHeader(UnstructuredHeader, BaseHeader):
+    """Subject: folded after a word, never right after a colon (judge.mail.subjects)."""
+
+    def fold(self, *, policy: Policy) -> str:
+        lines = folded_subject(self.name, str(self), policy.max_line_length or 998,
+                               encode=not getattr(policy, "utf8", False))
+        return policy.linesep.join(lines) + policy.linesep
+
+
 _HEADERS = RememberingHeaders()
 _HEADERS.map_to_type("in-reply-to", _MessageIdsHeader)
 _HEADERS.map_to_type("references", _MessageIdsHeader)
+_HEADERS.map_to_type("subject", _SubjectHeader)
 # The headers' classes come from the message's policy; outbox.enqueue serialises with SMTP's.
 _POLICY = email.policy.default.clone(header_factory=_HEADERS)
 _SMTP = email.policy.SMTP.clone(header_factory=_HEADERS)

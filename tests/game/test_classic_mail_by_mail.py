@@ -14,7 +14,7 @@ from sqlalchemy import select
 from gamekit import Judge, signon, start_full_game
 from judge.mail.game_mail import judge_date
 from judge.mail.times import written
-from judge.store.models import Game, PhaseSnapshot
+from judge.store.models import Game, OutboxMessage, PhaseSnapshot
 
 G = "war1901"
 UTC = timezone.utc
@@ -48,7 +48,7 @@ def test_a_reply_after_signon_names_the_game_and_phase_like_the_classic_judge(
 
     # a refused line flags the subject; a reply to the reply does not pile prefixes up
     reply = j.mail(france, f"{signon(j, 'FRANCE')}\nA Par-Xyz", subject=reply.subject)
-    assert reply.subject == f"[Error Flag] Re: JUDGE:{G} - S1901M orders"
+    assert reply.subject == f"Re: [Error Flag] JUDGE:{G} - S1901M orders"
     reply = j.mail(france, f"{signon(j, 'FRANCE')}\nA Par-Gas", subject=reply.subject)
     assert reply.subject == f"Re: JUDGE:{G} - S1901M orders"
     reply = j.mail(france, f"{signon(j, 'FRANCE')}\nA Par H",
@@ -68,7 +68,7 @@ def test_a_reply_without_signon_keeps_the_plain_subject_and_header(
     assert reply.body.startswith(":: Judge: JUDGE\n\n"), reply.body
     # a failed SIGNON is refused: flagged, and no game is named
     reply = j.mail("stranger@example.org", f"SIGNON F{G} wrong", subject="Re: hello")
-    assert reply.subject == "[Error Flag] Re: hello"
+    assert reply.subject == "Re: [Error Flag] hello"
     assert reply.body.startswith(":: Judge: JUDGE\n\n"), reply.body
 
 
@@ -83,6 +83,51 @@ def test_the_phase_in_the_subject_is_the_one_the_game_is_at_after_the_mail(
     reply = j.mail("master@example.org", f"SIGNON M{G} mpw\nPAUSE", subject="stop")
     assert reply.subject == f"Re: JUDGE:{G} - F1901M stop"
     assert reply.body.startswith(f":: Judge: JUDGE  Game: {G}  Variant: Standard\n\n")
+
+
+# What mail programs write before a subject when answering or forwarding, in many languages.
+FOREIGN_PREFIXES = ["AW:", "WG:", "SV:", "VS:", "Rif:", "R:", "Antw:", "Antwort:", "RES:", "TR:",
+                    "Fwd:", "Fw:", "Réf.", "Réf. :", "Odp:", "YNT:", "ATB:", "ΑΠ:", "回复：",
+                    "Re[2]:", "Re(3):", "RE :", "[club]"]
+
+
+def test_replies_in_other_languages_are_answered_re_once(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    for prefix in FOREIGN_PREFIXES:
+        reply = j.mail("stranger@example.org", "VERSION", subject=f"{prefix} hello")
+        assert reply.subject == "Re: hello", prefix
+    # repeated and mixed, before and after the judge's own, on a reply to a reply
+    players = start_full_game(j, G)
+    reply = j.mail(players["FRANCE"], f"{signon(j, 'FRANCE')}\nA Par-Xyz",
+                   subject=f"AW: [club] SV: Re: [Error Flag] JUDGE:{G} - S1901M Fwd: orders")
+    assert reply.subject == f"Re: [Error Flag] JUDGE:{G} - S1901M orders"
+
+
+def subject_lines(j: Judge) -> list[str]:
+    """The Subject header of the last mail queued, line by line as written."""
+    with j.store.transaction() as s:
+        raw = s.scalars(select(OutboxMessage.raw).order_by(OutboxMessage.id.desc())).first()
+    assert raw is not None
+    head = raw.split(b"\r\n\r\n")[0].decode("ascii")
+    subject = re.search(r"^Subject:[^\r\n]*(?:\r\n [^\r\n]*)*", head, re.M)
+    assert subject is not None
+    return subject.group(0).split("\r\n")
+
+
+def test_a_long_subject_is_folded_after_a_word(judge_in_process: Judge) -> None:
+    j = judge_in_process
+    players = start_full_game(j, G)
+    # the email package wrote "Subject:" alone on a line, and the subject on the next
+    own = "my orders for the spring campaign"
+    reply = j.mail(players["FRANCE"], f"{signon(j, 'FRANCE')}\nA Par-Xyz", subject=own)
+    assert reply.subject == f"Re: [Error Flag] JUDGE:{G} - S1901M {own}"
+    assert subject_lines(j) == [
+        f"Subject: Re: [Error Flag] JUDGE:{G} - S1901M my orders for the spring", " campaign"]
+    # and "Re:" alone at the end of the first line
+    own = "x" * 66 + " orders"
+    reply = j.mail("stranger@example.org", "VERSION", subject=own)
+    assert reply.subject == f"Re: {own}"
+    assert subject_lines(j) == [f"Subject: Re: {'x' * 66}", " orders"]
 
 
 def test_every_deadline_header_has_seconds(judge_in_process: Judge) -> None:

@@ -108,7 +108,7 @@ def test_map_by_mail(judge_in_process: Judge, tmp_path: Path) -> None:
     assert "F1903M has not been played in war1901 (played: S1901M)." in reply.body
     assert 'no game named "nowhere"' in reply.body
     assert '"X1901" is not a phase' in reply.body
-    row = next(r for r in reversed(_rows(j, "[Error Flag] Re: orders")) if r.recipients ==
+    row = next(r for r in reversed(_rows(j, "Re: [Error Flag] orders")) if r.recipients ==
                "stranger@example.org")
     docs = [item["document"] for item in json.loads(row.attachment or "")["maps"]]
     assert [d["phase"] for d in docs] == ["F1901M", "S1901M"]

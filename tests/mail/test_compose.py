@@ -67,16 +67,55 @@ def test_each_mail_gets_its_own_message_id(composer: Composer) -> None:
     ("", "Re: your mail"),
     ("Regarding Paris", "Re: Regarding Paris"),
     ("[Error Flag] Re: my orders", "Re: my orders"),
+    # what mail programs write in other languages, repeated and mixed, with lists' [tags]
+    ("AW: my orders", "Re: my orders"),
+    ("WG: my orders", "Re: my orders"),
+    ("SV: my orders", "Re: my orders"),
+    ("VS: my orders", "Re: my orders"),
+    ("Rif: my orders", "Re: my orders"),
+    ("R: my orders", "Re: my orders"),
+    ("Antw: my orders", "Re: my orders"),
+    ("Antwort: my orders", "Re: my orders"),
+    ("RES: my orders", "Re: my orders"),
+    ("TR: my orders", "Re: my orders"),
+    ("Fwd: my orders", "Re: my orders"),
+    ("Fw: my orders", "Re: my orders"),
+    ("Réf. : my orders", "Re: my orders"),
+    ("Odp: my orders", "Re: my orders"),
+    ("YNT: my orders", "Re: my orders"),
+    ("ΑΠ: my orders", "Re: my orders"),
+    ("回复：my orders", "Re: my orders"),
+    ("RE : my orders", "Re: my orders"),
+    ("Re(2): AW[3]: my orders", "Re: my orders"),
+    ("[diplomacy] AW: Re: [club] WG: Fwd: SV: my orders", "Re: my orders"),
+    ("AW: [club] Re: orders", "Re: orders"),  # docs/mail-format.md's example
+    ("Aw: Re: [Error Flag] my orders", "Re: my orders"),
+    # a word that only begins like a marker is the sender's
+    ("Resume: my orders", "Re: Resume: my orders"),
+    ("Aware: my orders", "Re: Aware: my orders"),
+    ("Trieste falls", "Re: Trieste falls"),
 ])
 def test_reply_subject_is_re_once(composer: Composer, original: str, expected: str) -> None:
     assert make_reply(composer, subject=original)["Subject"] == expected
 
 
+def test_a_signed_on_reply_strips_foreign_prefixes_before_the_judges_own(
+        composer: Composer) -> None:
+    msg = make_reply(composer, subject="AW: [club] Re: XJUDGE:g1 - S1901M SV: my orders",
+                     game="g1", phase="F1901M", error=True)
+    assert msg["Subject"] == "Re: [Error Flag] XJUDGE:g1 - F1901M my orders"
+
+
 @pytest.mark.parametrize("original,error,expected", [
     ("my orders", False, "Re: XJUDGE:g1 - F1901M my orders"),
     ("Re: XJUDGE:g1 - S1901M my orders", False, "Re: XJUDGE:g1 - F1901M my orders"),
+    # the error flag after Re:, where the classic Judge puts it (and taken off either way)
     ("[Error Flag] Re: XJUDGE:g1 - S1901M my orders", True,
-     "[Error Flag] Re: XJUDGE:g1 - F1901M my orders"),
+     "Re: [Error Flag] XJUDGE:g1 - F1901M my orders"),
+    ("Re: [Error Flag] XJUDGE:g1 - S1901M my orders", True,
+     "Re: [Error Flag] XJUDGE:g1 - F1901M my orders"),
+    ("Re: [Error Flag] XJUDGE:g1 - S1901M my orders", False, "Re: XJUDGE:g1 - F1901M my orders"),
+    ("", True, "Re: [Error Flag] XJUDGE:g1 - F1901M"),
     ("Re: XJUDGE:g1 - S1901M Re: XJUDGE:g1 - S1901M my orders", False,
      "Re: XJUDGE:g1 - F1901M my orders"),
     ("Re: XJUDGE:other - W1903A", False, "Re: XJUDGE:g1 - F1901M"),
@@ -250,3 +289,52 @@ def test_a_plain_reply_is_written_without_the_email_package(
     msg = email.message_from_bytes(mail.raw, policy=policy.default)
     assert msg["Subject"] == mail.subject == "Re: XJUDGE:war - S1901M orders"
     assert body_of(msg).replace("\r\n", "\n") == "Hello.\n" * 40
+
+
+# --------------------------------------------------------------------------- a long subject
+
+_WORD = st.one_of(
+    st.sampled_from(["Re:", "AW:", "orders", "XJUDGE:war1901", "-", "S1901M", "für", "Ελλάδα",
+                     "Frühling", "a:b", "=?utf-8?q?x?=", "x" * 70, "y" * 120, "ü" * 50]),
+    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1,
+            max_size=30))
+
+
+def _subject_lines(raw: bytes) -> list[str]:
+    """The Subject header's lines as written, the first with its name."""
+    head = raw.split(b"\r\n\r\n", 1)[0].decode("ascii").split("\r\n")
+    first = next(i for i, line in enumerate(head) if line.startswith("Subject:"))
+    rest = [line for line in head[first + 1:]]
+    return [head[first], *rest[:next((i for i, line in enumerate(rest)
+                                       if not line.startswith(" ")), len(rest))]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(_WORD, min_size=1, max_size=30), game=st.sampled_from([None, "war1901"]),
+       error=st.booleans())
+def test_a_long_subject_is_folded_after_a_word_and_never_after_a_colon(
+        words: list[str], game: str | None, error: bool) -> None:
+    composer = Composer(Config(judge=JudgeSection(address="judge@example.org", name="XJUDGE")))
+    mail = composer.reply_mail(to="alice@example.org", original_subject=" ".join(words),
+                               original_id=None, references=[], body="B\n", now=NOW,
+                               game=game, phase="S1901M" if game else None, error=error)
+    lines = _subject_lines(mail.raw)
+    # read back, it is the subject the outbox row records, word for word
+    assert email.message_from_bytes(mail.raw, policy=policy.default)["Subject"] == mail.subject
+    for line in lines[:-1]:
+        assert not line.endswith(":"), lines  # neither "Subject:" nor "Re:" ends a line
+    for line in lines:
+        assert len(line) <= 998
+        if len(line) > 78:  # only where no fold may be made: after a colon, or in one word
+            assert all(word.endswith(":") for word in line.split(" ")[:-1] if word), lines
+
+
+def test_a_long_subject_keeps_the_judges_prefix_on_the_first_line(composer: Composer) -> None:
+    # the email package wrote "Subject:" alone on the first line
+    mail = composer.reply_mail(to="alice@example.org",
+                               original_subject="my orders for the spring campaign",
+                               original_id=None, references=[], body="B\n", now=NOW,
+                               game="war1901", phase="S1901M", error=True)
+    assert _subject_lines(mail.raw) == [
+        "Subject: Re: [Error Flag] XJUDGE:war1901 - S1901M my orders for the spring",
+        " campaign"]

@@ -49,7 +49,7 @@ def test_a_mail_full_of_control_characters_is_stored_answered_and_answered_clean
     assert "> tab\there \ufffdsep" in body
     [(subject,)] = judge.sql("SELECT subject FROM outbox")
     # a refused line flags the subject
-    assert subject == "[Error Flag] Re: orders\ufffd \ufffd[31mred\ufffd"  # \\x0b: white space
+    assert subject == "Re: [Error Flag] orders\ufffd \ufffd[31mred\ufffd"  # \\x0b: white space
     [(message_id, sender)] = judge.sql("SELECT message_id, envelope_sender FROM inbound")
     assert message_id == "<ctl\ufffdid@example.org>" and sender == "eve@example.org"
 

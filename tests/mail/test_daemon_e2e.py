@@ -25,7 +25,7 @@ def test_help_mail_gets_one_threaded_reply(shared_judge):
                     msgid="<hello-1@example.org>")
     shared_judge.send(msg)
     reply = shared_judge.reply_to("<hello-1@example.org>")
-    assert reply["Subject"] == "[Error Flag] Re: first contact"  # frobnicate is refused
+    assert reply["Subject"] == "Re: [Error Flag] first contact"  # frobnicate is refused
     assert reply["In-Reply-To"] == "<hello-1@example.org>"
     assert reply["Auto-Submitted"] == "auto-replied"
     assert reply["To"] == "alice@example.org"
@@ -144,7 +144,7 @@ def test_non_ascii_round_trips(shared_judge):
                     msgid="<grusse@example.org>")
     shared_judge.send(msg, mail_from="gus@example.org")
     reply = shared_judge.reply_to("<grusse@example.org>")
-    assert reply["Subject"] == "[Error Flag] Re: Grüße aus Zürich"  # Ελλάδα is refused
+    assert reply["Subject"] == "Re: [Error Flag] Grüße aus Zürich"  # Ελλάδα is refused
     assert 'unknown command "Ελλάδα"' in body_of(reply)
 
 

@@ -76,7 +76,7 @@ def test_raw_mail_is_deleted_after_the_retention_time_but_not_mail_set_aside(jud
     assert status == "done" and sender == "germany@example.org" and message_id
     # SIGNON to a game that does not exist is refused: the subject is flagged
     assert judge.sql("SELECT status, subject FROM outbox WHERE id = 2") == [
-        ("sent", "[Error Flag] Re: test")]
+        ("sent", "Re: [Error Flag] test")]
     # the purge deleted nothing more since
     assert purged(judge) == [1, 1], judge.log()[-2000:]
 
