@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from judge.utc import utcnow
 from judge.commands.context import Answer, Context
 from judge.commands.execute import overflow_answer, run_finishers, run_items
-from judge.commands.parse import Item
+from judge.commands.parse import Item, mask_passwords, names_a_command
 from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
 from judge.in_order import DONE, NOT_YET, InOrder
@@ -44,6 +44,7 @@ from judge.mail.pictures import attachment_text
 from judge.mail.reading import ReadMail, read_message
 from judge.mail.recipients import heard_from, screen
 from judge.mail.replycap import Verdict, take_reply
+from judge.mail.subjects import bare_subject
 from judge.mail.worker import mark_processed
 from judge.service.faults import tell_masters
 from judge.service import clock
@@ -333,9 +334,16 @@ class Pipeline:
             reads.reader_ended()
         return reads
 
-    def _read(self, run: MessageRun, session: Session, row: StoredMail) -> None:
-        mail = read_message(row.raw, envelope_sender=row.envelope_sender,
+    def _read_mail(self, raw: bytes, envelope_sender: str) -> ReadMail:
+        """The stored message read, its subject with any password the judge can recognise
+        there masked: the subject is never read for commands, but it is written again (the
+        reply's subject, the outbox's, the log, the notice of a mail set aside)."""
+        mail = read_message(raw, envelope_sender=envelope_sender,
                             judge_address=self.config.judge.address)
+        return replace(mail, subject=mask_passwords(mail.subject))
+
+    def _read(self, run: MessageRun, session: Session, row: StoredMail) -> None:
+        mail = self._read_mail(row.raw, row.envelope_sender)
         run.notes.extend(mail.problems)
         # At debug: every mail gets its line at info when it ends (done, ignored, or failed
         # with its traceback), which names the message and the sender as well.
@@ -469,8 +477,13 @@ class Pipeline:
     def _reply_body(self, run: MessageRun, answers: list[Answer], game: dict[str, Any] | None) -> str:
         mail = run.mail
         assert mail is not None
+        # a mail with no command in its body whose subject begins like one: say where
+        # commands go
+        commands_in_subject = not answers and names_a_command(
+            bare_subject(self.config.judge.name, mail.subject))
         body = self.composer.render("reply.txt", answers=answers, problems=mail.problems,
                                     game=game, judge_date=judge_date, quoted=mail.quoted,
+                                    commands_in_subject=commands_in_subject,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:
@@ -510,8 +523,7 @@ class Pipeline:
         if not row.raw:
             return
         try:
-            mail = read_message(row.raw, envelope_sender=row.envelope_sender,
-                                judge_address=self.config.judge.address)
+            mail = self._read_mail(row.raw, row.envelope_sender)
             sender = checked_address(mail.sender) if not mail.robot_reason else None
         except AddressError:
             sender = None

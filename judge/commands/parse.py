@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judge.commands.registry import CommandSpec, lookup
+from judge.commands.registry import CommandSpec, lookup, password_words
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,62 @@ Item = Command | OtherLine
 
 # A password as any quoted line shows it.
 MASK = "****"
+
+
+# How many words after a command's name are read for its passwords where a text that is no
+# command line is searched for them (mask_passwords): more than any command takes.
+_WINDOW = 64
+# How many commands that take passwords are looked at in one such text; every word after the
+# last is hidden.  A subject or a line names one or two; a text of thousands (a hostile one)
+# is searched in a time that does not grow with them.
+_MOST_COMMANDS = 50
+
+
+def mask_passwords(text: str) -> str:
+    """``text`` (a mail's subject, a line that is no command) with every password the judge
+    can recognise in it shown as ``****``: wherever a run of its words names a command that
+    takes passwords (``Re: SIGNON Fwar1901 secret``), the words that command's line would
+    show as ``****``.  Unchanged when it has none."""
+    words = text.split()
+    first_words = password_words()
+    hidden: set[int] = set()
+    looked_at = 0
+    for start, word in enumerate(words):
+        if word.upper() not in first_words:
+            continue
+        looked_at += 1
+        if looked_at > _MOST_COMMANDS:
+            hidden.update(range(start, len(words)))
+            break
+        if _hide_passwords(words, start, hidden):
+            break
+    if not hidden:
+        return text
+    return " ".join(MASK if n in hidden else word for n, word in enumerate(words))
+
+
+def _hide_passwords(words: list[str], start: int, hidden: set[int]) -> bool:
+    """Add to ``hidden`` the passwords of the command ``words[start:]`` names, if any; True
+    when every word to the end is hidden."""
+    window = words[start:start + _WINDOW]
+    found = lookup(window)
+    if found is None:
+        return False
+    spec, used = found
+    args = tuple(window[used:])
+    secret = spec.secret_positions(args)
+    hidden.update(start + used + k for k in secret)
+    if secret and max(secret) == len(args) - 1 and start + _WINDOW < len(words):
+        # hidden up to the window's end: the command hides the rest too (a password of
+        # several words); the window only kept the search short
+        hidden.update(range(start + _WINDOW, len(words)))
+        return True
+    return False
+
+
+def names_a_command(text: str) -> bool:
+    """Whether ``text`` begins as a command line does."""
+    return lookup(text.split()[:_WINDOW]) is not None
 
 
 def strip_comment(line: str) -> str:

@@ -147,6 +147,11 @@ def lookup(tokens: list[str]) -> tuple[CommandSpec, int] | None:
     return None
 
 
+def password_words() -> frozenset[str]:
+    """The first words of the commands (and aliases) that take passwords."""
+    return frozenset(key[0] for key, spec in _REGISTRY.items() if spec.secrets)
+
+
 def all_commands() -> list[CommandSpec]:
     seen: dict[tuple[str, ...], CommandSpec] = {}
     for spec in _REGISTRY.values():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 
 from judge.commands.context import Context
-from judge.commands.parse import MASK, OtherLine
+from judge.commands.parse import MASK, OtherLine, mask_passwords
 from judge.commands.registry import all_commands, lookup
 
 # How alike a word must be to a command's word to be suggested (difflib's ratio, 0 to 1):
@@ -68,16 +68,14 @@ def answer_unknown(ctx: Context, line: OtherLine, *, signed_on: bool) -> None:
 
 def _masked(text: str, unknown: UnknownCommand) -> str:
     """The line as quoted back: when the command it was meant to be takes passwords
-    (``SET PASWORD secret``), those words are shown as ``****`` as that command's would be."""
-    if unknown.suggestion is None:
-        return text
-    meant = unknown.suggestion.split()
-    found = lookup(meant)
+    (``SET PASWORD secret``), those words are shown as ``****`` as that command's would be;
+    so are those of a command written further on in the line (``please SIGNON Fg secret``)."""
+    meant = unknown.suggestion.split() if unknown.suggestion else []
+    found = lookup(meant) if meant else None
     words = text.split()
-    if found is None or len(words) <= len(meant):
-        return text
-    spec, used = found
-    hidden = {used + k for k in spec.secret_positions(tuple(words[used:]))}
-    if not hidden:
-        return text
-    return " ".join(MASK if n in hidden else w for n, w in enumerate(words))
+    if found is not None and len(words) > len(meant):
+        spec, used = found
+        hidden = {used + k for k in spec.secret_positions(tuple(words[used:]))}
+        if hidden:
+            text = " ".join(MASK if n in hidden else w for n, w in enumerate(words))
+    return mask_passwords(text)

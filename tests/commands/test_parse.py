@@ -13,7 +13,7 @@ from judge import __version__
 from judge.commands import registry
 from judge.commands.context import Context
 from judge.commands.execute import execute
-from judge.commands.parse import Command, OtherLine, read_items, strip_comment
+from judge.commands.parse import Command, OtherLine, mask_passwords, read_items, strip_comment
 from judge.config import Config, JudgeSection
 from judge.mail.compose import Composer
 from judge.mail.reading import read_message
@@ -224,3 +224,24 @@ def test_list_answers_even_without_games(config: Config, migrated_db_url: str) -
     assert "no games on this judge" in answers[0].response
     assert answers[0].ok
     assert not answers[1].ok and '"war1901"' in answers[1].response
+
+
+@pytest.mark.parametrize("text,masked", [
+    ("SIGNON Fwar1901 secret", "SIGNON Fwar1901 ****"),
+    ("Re: AW: signon Fwar1901 secret", "Re: AW: signon Fwar1901 ****"),
+    ("my orders, SIGNON Fwar1901 secret", "my orders, SIGNON Fwar1901 ****"),
+    ("LIST war1901 PRIVACY secret", "LIST war1901 PRIVACY ****"),
+    ("CREATE g secret TOURNAMENT cup other", "CREATE g **** TOURNAMENT cup ****"),
+    # no password the judge can recognise: unchanged, spacing and all
+    ("wrong  password", "wrong  password"),
+    ("SIGNON problems", "SIGNON problems"),
+    ("", ""),
+])
+def test_passwords_in_a_text_that_is_no_command_line_are_masked(text: str, masked: str) -> None:
+    assert mask_passwords(text) == masked
+
+
+@pytest.mark.parametrize("before", ["x " * 5000, "LIST a " * 5000, "SIGNON " * 300])
+def test_a_password_after_a_long_text_is_masked_too(before: str) -> None:
+    masked = mask_passwords(before + "SIGNON Fwar1901 secret")
+    assert "secret" not in masked and masked.endswith("****")

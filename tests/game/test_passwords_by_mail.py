@@ -9,10 +9,19 @@ be added without a case here."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
 from gamekit import Judge, player
+from judge.cli import main
 from judge.commands import execute  # noqa: F401  (registers every command)
+from judge.commands import registry
 from judge.commands.parse import MASK, read_items
 from judge.commands.registry import all_commands
+from judge.store.models import OutboxMessage
 
 MASTER = "master@example.org"
 STRANGER = "stranger@example.org"
@@ -23,10 +32,10 @@ def secret(n: int) -> str:
     return f"Zq{n}x7Secret"
 
 
-def without(j: Judge, sender: str, body: str, *words: str) -> str:
+def without(j: Judge, sender: str, body: str, *words: str, subject: str = "orders") -> str:
     """Send ``body``; assert that no mail queued for it contains any of ``words``; the
     reply."""
-    reply = j.mail(sender, body)
+    reply = j.mail(sender, body, subject=subject)
     for mail in [reply, *j.last_broadcasts]:
         for word in words:
             assert word not in mail.body and word not in mail.subject, (body, mail.body)
@@ -143,3 +152,45 @@ def test_only_the_password_given_is_masked_not_the_same_word_elsewhere(
     # a word of the line that is no password is quoted as written
     reply = j.mail(MASTER, "CREATE k pw VARIANT standard here").body
     assert '> CREATE k **** VARIANT standard here\nError: "here" is not understood here' in reply
+
+
+# --------------------------------------------------------------------------- the subject
+
+def test_a_password_in_the_subject_is_written_nowhere(judge_in_process: Judge,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    j = judge_in_process
+    j.mail(MASTER, f"CREATE g {secret(1)}")
+    word = secret(7)
+    # no command in the body: the subject is not read, and the reply says where commands go
+    reply = without(j, STRANGER, "", word, subject=f"SIGNON Mg {word}")
+    assert "The judge does not read the subject of a mail" in reply
+    # commands in the body are answered; the subject's password is masked all the same,
+    # behind other mail programs' prefixes, or after other words
+    reply = j.mail(STRANGER, "VERSION", subject=f"AW: Re: JOIN g {word} France")
+    assert reply.subject == "Re: JOIN g **** France", reply.subject
+    assert "subject" not in reply.body
+    reply = j.mail(STRANGER, "VERSION", subject=f"my orders SIGNON Mg {word}")
+    assert reply.subject == "Re: my orders SIGNON Mg ****"
+    reply = j.mail(STRANGER, "VERSION", subject="Re: SIGNON Fwar1901 secret")
+    assert reply.subject == "Re: SIGNON Fwar1901 ****"  # docs/mail-format.md's example
+    # an ordinary subject is left alone, and said nothing of
+    reply = j.mail(STRANGER, "", subject="wrong password")
+    assert reply.subject == "Re: wrong password" and "subject" not in reply.body
+    # a line of the body that is no command but holds one is quoted masked too
+    reply = without(j, STRANGER, f"please SIGNON Mg {word}", word)
+    assert "> please SIGNON Mg ****\n" in reply
+    # the answer to a mail set aside names its subject
+    spec = registry._REGISTRY[("LIST",)]
+    monkeypatch.setitem(registry._REGISTRY, ("LIST",), replace(spec, handler=lambda *a: 1 / 0))
+    reply = without(j, STRANGER, "LIST g", word, subject=f"SIGNON Mg {word}")
+    assert "(subject: SIGNON Mg ****)" in reply
+    monkeypatch.undo()
+    # nor is it in what the judge stores of the mail it wrote, or lists
+    with j.store.transaction() as s:
+        for subject, raw in s.execute(select(OutboxMessage.subject, OutboxMessage.raw)):
+            assert word not in subject and word.encode() not in raw, subject
+    for listing in (["outbox", "list"], ["inbound", "list", "--status", "all"]):
+        shown = CliRunner().invoke(main, listing, env={"JUDGE_DATABASE_URL": j.store.url})
+        assert shown.exit_code == 0 and word not in shown.output, shown.output
+        if listing[0] == "outbox":
+            assert "Re: SIGNON Mg ****" in shown.output, shown.output

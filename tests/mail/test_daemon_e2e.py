@@ -148,6 +148,23 @@ def test_non_ascii_round_trips(shared_judge):
     assert 'unknown command "Ελλάδα"' in body_of(reply)
 
 
+def test_a_password_in_the_subject_is_written_nowhere(shared_judge):
+    word = "Zq8x7InTheSubject"
+    msg = make_mail("VERSION\n", sender="pat@example.org", subject=f"Re: SIGNON Fwar1901 {word}",
+                    msgid="<subject-password@example.org>")
+    shared_judge.send(msg, mail_from="pat@example.org")
+    reply = shared_judge.reply_to("<subject-password@example.org>")
+    assert reply["Subject"] == "Re: SIGNON Fwar1901 ****"
+    assert word not in body_of(reply)
+    shared_judge.wait_log("'Re: SIGNON Fwar1901 ****'")  # the sender's line about the reply
+    assert word not in shared_judge.log()
+    for listing in (("outbox", "list"), ("inbound", "list", "--status", "all")):
+        shown = shared_judge.cli(*listing)
+        assert shown.returncode == 0, shown.stderr
+        assert word not in shown.stdout + shown.stderr, shown.stdout
+    assert word not in str(shared_judge.sql("SELECT subject FROM outbox"))
+
+
 def test_store_failure_answers_451_and_keeps_nothing(judge):
     judge.sql("DROP TABLE inbound")
     # A mail that comes while the back office holds SQLite's write lock (its start, a
