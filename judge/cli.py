@@ -104,6 +104,12 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
         from judge.logs import setup_logging
 
         setup_logging(verbose)
+    if ctx.invoked_subcommand not in ("adjudicate", "map"):
+        # the database, spool and Maildir hold mail and passwords: owner-only, whatever the
+        # umask (`judge map` writes only the picture asked for, where the user wants it)
+        from judge.private_files import keep_new_files_private
+
+        keep_new_files_private()
     ctx.obj = CliState(config_path, ctx.get_parameter_source("config_path")
                        == click.core.ParameterSource.ENVIRONMENT)
 
@@ -135,8 +141,10 @@ def serve(obj: CliState) -> None:
     the environment.
     """
     from judge.daemon import ListenError, serve as run
+    from judge.private_files import make_private
     config = obj.config
     _open_store(config, create=True).dispose()
+    make_private(config)
     import logging
 
     try:
@@ -168,6 +176,7 @@ def check_config(obj: CliState, no_database: bool) -> None:
     for var, section in stray_environment():
         click.echo(f"ignored: {var} in the environment names no key of [{section}]")
     click.echo("configuration OK")
+    _warn_of_open_files(config)
     if no_database:
         return
     from sqlalchemy.engine import make_url
@@ -196,6 +205,14 @@ def check_config(obj: CliState, no_database: bool) -> None:
         _fail(f"the database schema is at revision {current or 'none'}, the code needs {head}: "
               "run 'judge db upgrade'")
     click.echo(f"database OK: schema at revision {head}")
+
+
+def _warn_of_open_files(config: Config) -> None:
+    """Name the judge's files that others than their owner may open (judge.private_files)."""
+    from judge.private_files import judge_files, too_open
+    for path, mode in too_open(judge_files(config)):
+        click.echo(f"warning: {path} is open to other users than its owner (mode {mode:04o}); "
+                   "'judge serve' makes it owner-only when it starts")
 
 
 @main.group()

@@ -222,6 +222,8 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None,
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level  # the CLI sets up logging of its own
     here = os.getcwd()
+    umask = os.umask(0o077)  # the CLI sets its own (judge.private_files): put back after
+    os.umask(umask)
     try:
         if cwd is not None:
             os.chdir(cwd)
@@ -229,6 +231,7 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None,
                                     catch_exceptions=False)
     finally:
         os.chdir(here)
+        os.umask(umask)
         for handler in list(root.handlers):
             root.removeHandler(handler)
         for handler in handlers:

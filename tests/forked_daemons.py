@@ -1,10 +1,11 @@
 """``judge serve`` for the tests, forked from a process that has already imported the judge.
 
 A daemon test starts the real command: ``judge.launch.main()``, the console script's entry
-point, with the test's arguments, environment, working directory and log file, in a process of
-its own that the test mails over SMTP and signals like any other.  What it skips is the
-interpreter's start and the imports (SQLAlchemy, the templates' machinery, the pipeline): half
-a second of CPU of each of the suite's sixty daemon starts, a sixth of the whole suite's CPU.
+point, with the test's arguments, environment, working directory, umask and log file, in a
+process of its own that the test mails over SMTP and signals like any other.  What it skips is
+the interpreter's start and the imports (SQLAlchemy, the templates' machinery, the pipeline):
+half a second of CPU of each of the suite's sixty daemon starts, a sixth of the whole suite's
+CPU.
 
 Each test process starts one *preloader* (this file run as a script) the first time a test asks
 for a daemon.  It imports what ``judge serve`` imports, then waits for requests on its standard
@@ -115,8 +116,11 @@ class Preloader:
 
     def start(self, args: Sequence[str], env: Mapping[str, str], cwd: Path, stdout: Path,
               stderr: Path) -> ForkedDaemon:
+        # the umask too, as a process this one started would inherit it
+        umask = os.umask(0o077)
+        os.umask(umask)
         request = {"args": list(args), "env": dict(env), "cwd": str(cwd),
-                   "stdout": str(stdout), "stderr": str(stderr)}
+                   "stdout": str(stdout), "stderr": str(stderr), "umask": umask}
         with self.lock, self.changed:
             count = len(self.started)
             self.requests.write(json.dumps(request).encode() + b"\n")
@@ -206,6 +210,7 @@ def _become_daemon(request: dict[str, Any], keep_out: list[int]) -> None:
         for fd in keep_out:  # the preloader's own pipes (its requests and reports are
             os.close(fd)     # standard input and output, replaced below)
         os.chdir(request["cwd"])
+        os.umask(request["umask"])
         os.environ.clear()
         os.environ.update(request["env"])
         time.tzset()

@@ -7,18 +7,17 @@ attempt is set aside with an answer to its sender and a word to the game's maste
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 import pytest
-from click.testing import CliRunner
-from conftest import RunningJudge
+from conftest import RunningJudge, run_cli
 from gamekit import Judge, force_due, signon, start_full_game
 from smtpkit import wait_broadcast
 from sqlalchemy import select
 
-from judge.cli import main
 from judge.utc import utcnow
 from judge.commands import registry
 from judge.core import initial_position, load_map
@@ -156,9 +155,9 @@ def test_a_mail_that_fails_every_attempt_is_answered_and_its_master_told(
         failed_id = row.id
     # fixed: the keeper runs it again and the sender gets the usual answer
     monkeypatch.undo()
-    ran = CliRunner().invoke(main, ["inbound", "retry", str(failed_id)],
-                             env={"JUDGE_DATABASE_URL": j.store.url})
-    assert ran.exit_code == 0, ran.output
+    ran = run_cli(["inbound", "retry", str(failed_id)],
+                  env={**os.environ, "JUDGE_DATABASE_URL": j.store.url})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
     process_pending(j.store, j.config, Pipeline(j.config))
     (answer,) = j.new()
     assert answer.to == ["someone@example.org"] and "S1901M" in answer.body

@@ -9,14 +9,14 @@ be added without a case here."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 
+from conftest import run_cli
 from gamekit import Judge, player
-from judge.cli import main
 from judge.commands import execute  # noqa: F401  (registers every command)
 from judge.commands import registry
 from judge.commands.parse import MASK, read_items
@@ -190,7 +190,7 @@ def test_a_password_in_the_subject_is_written_nowhere(judge_in_process: Judge,
         for subject, raw in s.execute(select(OutboxMessage.subject, OutboxMessage.raw)):
             assert word not in subject and word.encode() not in raw, subject
     for listing in (["outbox", "list"], ["inbound", "list", "--status", "all"]):
-        shown = CliRunner().invoke(main, listing, env={"JUDGE_DATABASE_URL": j.store.url})
-        assert shown.exit_code == 0 and word not in shown.output, shown.output
+        shown = run_cli(listing, env={**os.environ, "JUDGE_DATABASE_URL": j.store.url})
+        assert shown.returncode == 0 and word not in shown.stdout, shown.stdout
         if listing[0] == "outbox":
-            assert "Re: SIGNON Mg ****" in shown.output, shown.output
+            assert "Re: SIGNON Mg ****" in shown.stdout, shown.stdout
