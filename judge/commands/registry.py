@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Flag, auto
-from typing import Callable
+from typing import AbstractSet, Callable
 
 
 class Role(Flag):
@@ -105,6 +105,9 @@ class CommandSpec:
 
 _REGISTRY: dict[tuple[str, ...], CommandSpec] = {}
 _MAX_WORDS = 1
+# The first words of the commands that take passwords (kept as they register: every mail's
+# subject is searched for them).
+_PASSWORD_WORDS: set[str] = set()
 
 
 def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: str = "",
@@ -132,6 +135,8 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
                 raise ValueError(f"command {' '.join(k)} registered twice")
             _REGISTRY[k] = spec
             _MAX_WORDS = max(_MAX_WORDS, len(k))
+            if secrets is not None:
+                _PASSWORD_WORDS.add(k[0])
         return handler
 
     return register
@@ -147,9 +152,9 @@ def lookup(tokens: list[str]) -> tuple[CommandSpec, int] | None:
     return None
 
 
-def password_words() -> frozenset[str]:
+def password_words() -> AbstractSet[str]:
     """The first words of the commands (and aliases) that take passwords."""
-    return frozenset(key[0] for key, spec in _REGISTRY.items() if spec.secrets)
+    return _PASSWORD_WORDS
 
 
 def all_commands() -> list[CommandSpec]:

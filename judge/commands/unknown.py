@@ -5,7 +5,8 @@ looks_like_an_order) is a mistyped or unknown command, whether or not the mail h
 ``LSIT`` is answered with the nearest command's name, LIST (difflib's similarity ratio: the
 standard library's fuzzy match, nothing to maintain), and ``SET VACATION`` -- a known first
 word with an unknown rest -- with the words that may follow ``SET``.  The line is quoted back
-with the passwords of the command it was meant to be masked.
+with the passwords of the command it was meant to be masked, and those of any command written
+further on in it (judge.commands.parse.mask_passwords).
 """
 
 from __future__ import annotations
