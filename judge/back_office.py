@@ -213,6 +213,7 @@ def main(config: Config, verbose: bool, sock: socket.socket) -> None:
     # What both this process and the sender run, imported once before the fork: the sender's
     # own imports of the same modules cost a tenth of a second of CPU at every start.
     import judge.mail.sender  # noqa: F401
+    import judge.mail.submission  # noqa: F401
     import judge.mail.transports  # noqa: F401
     import judge.pipeline  # noqa: F401
     import judge.store.leases  # noqa: F401

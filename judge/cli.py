@@ -123,6 +123,7 @@ def serve(obj: CliState) -> None:
     \b
     It runs three processes:
       this one   intake: takes mail (SMTP or LMTP), stores it   [intake] listen
+                 and/or reads an IMAP mailbox, stores its mail  [mailbox] url
                  the web view: pages and JSON API of the games  [web] listen
       a child    the worker: reads the stored mail, answers it
                  the scheduler: deadlines, reminders, phases
@@ -133,9 +134,11 @@ def serve(obj: CliState) -> None:
     environment; with neither, the embedded defaults.  Any setting of the file is
     overridden by JUDGE_<SECTION>_<KEY> in the environment.  The ports:
       JUDGE_INTAKE_LISTEN=HOST:PORT   where mail comes in   (default 127.0.0.1:2525)
+                                      empty: no listener, mail from [mailbox] only
       JUDGE_WEB_LISTEN=HOST:PORT      the web view          (default 127.0.0.1:8080;
                                       empty: no web view)
-    or listen = "HOST:PORT" under [intake] and [web] in the file.
+    or listen = "HOST:PORT" under [intake] and [web] in the file.  The log's first
+    lines say which of the listener and the mailbox run.
 
     'judge check-config' prints the configuration in force, and which values come from
     the environment.
@@ -171,6 +174,8 @@ def check_config(obj: CliState, no_database: bool) -> None:
         for key, value in vars(getattr(config, section)).items():
             if section == "database" and key == "url":
                 value = _safe_url(value)
+            elif key == "password" and value:
+                value = "********"  # set, and not shown
             var = from_environment.get((section, key))
             click.echo(f"  [{section}] {key} = {value!r}" + (f"  (from {var})" if var else ""))
     for var, section in stray_environment():

@@ -43,6 +43,7 @@ class DatabaseSection:
 
 @dataclass(frozen=True)
 class IntakeSection:
+    # HOST:PORT of the SMTP/LMTP listener; empty: no listener (mail comes from [mailbox] only).
     listen: str = "127.0.0.1:2525"
     protocol: str = "smtp"
     max_message_size: int = 256 * 1024
@@ -60,9 +61,54 @@ class IntakeSection:
 
 @dataclass(frozen=True)
 class OutboundSection:
+    # maildir:PATH, smtp://HOST:PORT (a relay that needs no login), or a provider's submission
+    # server: smtp+starttls://HOST:587 or smtps://HOST:465 (with user and a password).
     transport: str = "maildir:./mail"
     max_attempts: int = 12
     retry_base_seconds: float = 30.0
+    # The submission server's login: the account's user name, and its password here, in the
+    # environment (JUDGE_OUTBOUND_PASSWORD) or in a file of its own (password_file, first line).
+    user: str = ""
+    password: str = field(default="", repr=False)  # never in a repr, a log or a traceback
+    password_file: str = ""
+    # A CA certificate file (PEM) to verify the server with instead of the system's CAs (a
+    # private CA); the certificate is always verified.
+    ca_file: str = ""
+
+
+@dataclass(frozen=True)
+class MailboxSection:
+    """An IMAP mailbox the judge takes its mail from, beside or instead of [intake] listen."""
+
+    # imaps://HOST[:993] or imap+starttls://HOST[:143]; empty: no mailbox is read.
+    url: str = ""
+    # The login, as for [outbound]: password here, in JUDGE_MAILBOX_PASSWORD, or password_file.
+    user: str = ""
+    password: str = field(default="", repr=False)
+    password_file: str = ""
+    ca_file: str = ""
+    # The folder the judge's mail arrives in.
+    folder: str = "INBOX"
+    # Where a mail goes once the judge has stored it; empty: it is deleted from the server
+    # (the judge keeps its own copy for [retention] raw_mail_days).
+    stored_folder: str = ""
+    # How often the folder is looked at; a server with IDLE says at once when mail comes.
+    poll_seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class BouncesSection:
+    """Mail that comes back undelivered (judge.mail.bounces)."""
+
+    # The envelope sender (return path) of the judge's mail; {token} is replaced by a token
+    # of each recipient's own, which tells the judge whose mail bounced.  Empty: the judge's
+    # address with "+bounce-{token}".  A return path without {token} (a provider that takes
+    # no "+" addresses) gets the bounces too: then only a bounce naming a mail the judge sent
+    # to the address it names is counted.
+    return_path: str = ""
+    # Hard bounces (the address does not exist, 5xx) after which an address is marked
+    # failing: its games' masters are told and the judge writes to it no more until it writes.
+    hard_bounces: int = 3
 
 
 @dataclass(frozen=True)
@@ -142,7 +188,14 @@ class Config:
     retention: RetentionSection = field(default_factory=RetentionSection)
     limits: LimitsSection = field(default_factory=LimitsSection)
     web: WebSection = field(default_factory=WebSection)
+    mailbox: MailboxSection = field(default_factory=MailboxSection)
+    bounces: BouncesSection = field(default_factory=BouncesSection)
     source: str = "embedded defaults"
+
+    @property
+    def listens(self) -> bool:
+        """Whether the SMTP/LMTP listener runs (``[intake] listen`` is not empty)."""
+        return bool(self.intake.listen.strip())
 
     @property
     def listen_host(self) -> str:
@@ -283,7 +336,11 @@ def validate(config: Config) -> None:
         raise ConfigError(f"[judge] address needs a local part and a domain: {config.judge.address!r}")
     if not config.judge.name.strip() or any(c.isspace() for c in config.judge.name):
         raise ConfigError(f"[judge] name must be one word, got {config.judge.name!r}")
-    _split_listen(config.intake.listen)
+    if config.listens:
+        _split_listen(config.intake.listen)
+    elif not config.mailbox.url.strip():
+        raise ConfigError("[intake] listen is empty and [mailbox] url is not set: the judge "
+                          "would take no mail")
     if config.web.listen.strip():
         _split_listen(config.web.listen, "[web] listen")
     url = config.web.url
@@ -297,10 +354,9 @@ def validate(config: Config) -> None:
     if not (scheme.startswith("sqlite") or scheme.startswith("postgresql")):
         raise ConfigError("[database] url must be sqlite:/// or postgresql+psycopg://, "
                           f"got {config.database.url!r}")
-    transport = config.outbound.transport
-    if not (transport.startswith("maildir:") or transport.startswith("smtp://")):
-        raise ConfigError("[outbound] transport must be 'maildir:PATH' or 'smtp://HOST:PORT', "
-                          f"got {transport!r}")
+    _validate_transport(config.outbound)
+    _validate_mailbox(config.mailbox)
+    _validate_bounces(config)
     if config.judge.keeper:
         from judge.addresses import AddressError, checked_address
         try:
@@ -314,7 +370,8 @@ def validate(config: Config) -> None:
                         ("[worker] max_attempts", config.worker.max_attempts),
                         ("[outbound] max_attempts", config.outbound.max_attempts),
                         ("[intake] max_connections", config.intake.max_connections),
-                        ("[intake] max_recipients", config.intake.max_recipients)):
+                        ("[intake] max_recipients", config.intake.max_recipients),
+                        ("[bounces] hard_bounces", config.bounces.hard_bounces)):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1")
     for name, seconds in (("[intake] idle_timeout", config.intake.idle_timeout),
@@ -328,3 +385,103 @@ def validate(config: Config) -> None:
     for name, value in vars(config.limits).items():
         if value < 0:
             raise ConfigError(f"[limits] {name} must not be negative")
+
+
+# The transports whose server the judge logs in to, and the URL schemes of each kind.
+SUBMISSION_SCHEMES = ("smtp+starttls", "smtps")
+MAILBOX_SCHEMES = ("imaps", "imap+starttls")
+
+
+def _server_url(url: str, key: str, schemes: tuple[str, ...]) -> None:
+    """A server's URL names a host and no login: the login has keys of its own, so that a
+    password never stands in a URL the log or check-config would print."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is no number
+    except ValueError as exc:
+        raise ConfigError(f"{key} is not a usable URL: {url!r} ({exc})") from None
+    if parts.scheme not in schemes or not parts.hostname:
+        raise ConfigError(f"{key} must be {' or '.join(s + '://HOST[:PORT]' for s in schemes)}, "
+                          f"got {url!r}")
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError(f"{key} must not hold a login: set user and password (or "
+                          "password_file) in its section instead")
+    if parts.path.strip("/") or parts.query:
+        raise ConfigError(f"{key} takes only a host and a port, got {url!r}")
+
+
+def _validate_login(section: Any, name: str) -> None:
+    if section.password and section.password_file:
+        raise ConfigError(f"[{name}] password and password_file are both set: set one")
+    if section.user and not (section.password or section.password_file):
+        raise ConfigError(f"[{name}] user is set but no password (password, "
+                          f"JUDGE_{name.upper()}_PASSWORD or password_file)")
+    if (section.password or section.password_file) and not section.user:
+        raise ConfigError(f"[{name}] has a password but no user")
+    if section.password_file:
+        password_of(section, name)  # readable, not empty
+    if section.ca_file and not Path(section.ca_file).is_file():
+        raise ConfigError(f"[{name}] ca_file {section.ca_file!r} is not a file")
+
+
+def password_of(section: Any, name: str) -> str:
+    """The password of a login section (``[outbound]``, ``[mailbox]``): the setting (or its
+    environment variable), else the first line of ``password_file``."""
+    if section.password or not section.password_file:
+        return str(section.password)
+    try:
+        text = Path(section.password_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"[{name}] password_file {section.password_file!r} cannot be read: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    password = (text.splitlines() or [""])[0]
+    if not password:
+        raise ConfigError(f"[{name}] password_file {section.password_file!r} is empty")
+    return password
+
+
+def _validate_transport(outbound: OutboundSection) -> None:
+    transport = outbound.transport
+    if transport.startswith("maildir:") or transport.startswith("smtp://"):
+        if outbound.user:
+            raise ConfigError("[outbound] user is set, but a login needs an encrypted "
+                              "connection: transport = 'smtp+starttls://HOST:587' or "
+                              "'smtps://HOST:465'")
+        return
+    if transport.partition("://")[0] not in SUBMISSION_SCHEMES:
+        raise ConfigError("[outbound] transport must be 'maildir:PATH', 'smtp://HOST:PORT', "
+                          "'smtp+starttls://HOST:PORT' or 'smtps://HOST:PORT', "
+                          f"got {transport!r}")
+    _server_url(transport, "[outbound] transport", SUBMISSION_SCHEMES)
+    _validate_login(outbound, "outbound")
+
+
+def _validate_mailbox(mailbox: MailboxSection) -> None:
+    if not mailbox.url.strip():
+        return
+    _server_url(mailbox.url, "[mailbox] url", MAILBOX_SCHEMES)
+    if not mailbox.user:
+        raise ConfigError("[mailbox] url is set but no user to log in as")
+    _validate_login(mailbox, "mailbox")
+    if not mailbox.folder.strip():
+        raise ConfigError("[mailbox] folder must name a folder (INBOX, say)")
+    if mailbox.stored_folder.strip() == mailbox.folder.strip():
+        raise ConfigError("[mailbox] stored_folder must not be the folder mail arrives in")
+    if mailbox.poll_seconds <= 0:
+        raise ConfigError("[mailbox] poll_seconds must be more than 0 seconds")
+
+
+def _validate_bounces(config: Config) -> None:
+    pattern = config.bounces.return_path
+    if not pattern:
+        return
+    if pattern.count("{token}") > 1 or "{token}" in pattern.rpartition("@")[2]:
+        raise ConfigError("[bounces] return_path may hold {token} once, before the @, "
+                          f"got {pattern!r}")
+    from judge.addresses import AddressError, checked_address
+    try:
+        checked_address(pattern.replace("{token}", "abcdefghijklmnopqrst"))
+    except AddressError as exc:
+        raise ConfigError(f"[bounces] return_path is not a usable mail address ({exc}): "
+                          f"{pattern!r}") from None

@@ -107,7 +107,7 @@ class Sender:
     """The sender's loop: deliver what is due, report, wait for a wake-up or the next poll."""
 
     def __init__(self, config: Config, sock: socket.socket) -> None:
-        from judge.mail.transports import make_transport
+        from judge.mail.submission import transport_for
         from judge.store.db import Store
 
         self.config = config
@@ -117,7 +117,7 @@ class Sender:
         # back to back, and SQLite's own waits (up to 100 ms a try) almost never fell in the
         # gaps between them, so replies went out only once a backlog was worked off.
         self.store = Store(config.database.url, polls_for_lock=True)
-        self.transport = make_transport(config.outbound.transport)
+        self.transport = transport_for(config)
         self.handled = 0
         self.stopping = False
         # A signal wakes the wait below at once (the handler only sets a flag).

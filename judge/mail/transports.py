@@ -218,9 +218,13 @@ class SmtpTransport:
             except (smtplib.SMTPException, OSError):
                 pass
             self._drop()
-        smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        smtp = self._open()
         self._smtp = smtp
         return smtp
+
+    def _open(self) -> smtplib.SMTP:
+        """A new connection, ready for MAIL FROM (judge.mail.submission adds TLS and a login)."""
+        return smtplib.SMTP(self.host, self.port, timeout=self.timeout)
 
     def send(self, mail_from: str, recipients: list[str], raw: bytes, key: str = "") -> str | None:
         try:
@@ -228,6 +232,10 @@ class SmtpTransport:
         except smtplib.SMTPRecipientsRefused as exc:
             _raise_for(exc.recipients)
             raise TemporaryFailure(str(exc)) from exc
+        except smtplib.SMTPSenderRefused as exc:
+            # The return path, the same for every mail of a kind: a setting to mend, not a
+            # reason to give up on the mail (judge.mail.submission says which).
+            raise TemporaryFailure(_sender_refused(mail_from, exc)) from exc
         except smtplib.SMTPResponseException as exc:
             # smtplib has said RSET: the connection is ready for the next mail, unless the
             # relay is closing it (421), in which case the next NOOP finds out.
@@ -261,6 +269,13 @@ class SmtpTransport:
         smtp, self._smtp = self._smtp, None
         if smtp is not None:
             smtp.close()
+
+
+def _sender_refused(mail_from: str, exc: smtplib.SMTPSenderRefused) -> str:
+    text = exc.smtp_error.decode("utf-8", "replace") if isinstance(exc.smtp_error, bytes) \
+        else str(exc.smtp_error)
+    return (f"the server refused the return path <{mail_from}>: {exc.smtp_code} {text} "
+            "(a provider that takes no '+' addresses needs [bounces] return_path)")
 
 
 def _describe(refused: dict[str, tuple[int, bytes]]) -> str:
