@@ -38,6 +38,7 @@ from judge.config import Config
 from judge.in_order import DONE, NOT_YET, InOrder
 from judge.addresses import AddressError, checked_address
 from judge.mail.compose import Composer
+from judge.mail.dead_addresses import Returned, heard_again, read_returned, record_returned
 from judge.mail.game_mail import judge_date, outgoing_for, queue_outgoing
 from judge.mail.outbox import enqueue
 from judge.mail.pictures import attachment_text
@@ -83,6 +84,7 @@ class StoredMail:
     id: int
     raw: bytes = b""
     envelope_sender: str = ""
+    recipients: str = ""  # the envelope's, comma-separated
     progress: str | None = None
     note: str | None = None
 
@@ -99,6 +101,8 @@ class MessageRun:
     prep: Preparation | None = None
     # Set when the message is deliberately left unanswered: (outcome, note).
     stop: tuple[str, str] | None = None
+    # A robot mail read as a bounce, or as mail to a return path (judge.mail.dead_addresses).
+    returned: Returned | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -132,7 +136,7 @@ _MASTER_IN_PLAY = (select(_SEATS.id).join_from(_SEAT_TABLE, _GAME_TABLE, _GAMES.
                    .where(_SEATS.address == bindparam("address"), _SEATS.kind == SeatKind.MASTER,
                           _SEATS.status == SeatStatus.ACTIVE, _GAMES.state.in_(PLAYING)).limit(1))
 # Claimed messages still new, to be read (the others were finished by another worker).
-_NEW_MAIL = (select(_INBOUND.id, _INBOUND.raw, _INBOUND.envelope_sender)
+_NEW_MAIL = (select(_INBOUND.id, _INBOUND.raw, _INBOUND.envelope_sender, _INBOUND.recipients)
              .where(_INBOUND.id.in_(bindparam("ids", expanding=True)),
                     _INBOUND.status == InboundStatus.NEW))
 # A message about to be written to, locked where the database can (PostgreSQL).
@@ -145,7 +149,7 @@ _GOES_ON = (update(_INBOUND_TABLE).where(_INBOUND.id == bindparam("inbound_id"))
 
 def stored_mail(session: Session, inbound_ids: list[int]) -> dict[int, StoredMail]:
     """The messages of ``inbound_ids`` that are still new, by id."""
-    return {row.id: StoredMail(row.id, row.raw, row.envelope_sender)
+    return {row.id: StoredMail(row.id, row.raw, row.envelope_sender, row.recipients)
             for row in session.connection().execute(_NEW_MAIL, dict(ids=inbound_ids))}
 
 
@@ -351,6 +355,7 @@ class Pipeline:
         if mail.robot_reason:
             run.stop = ("ignored", f"robot mail, not answered: {mail.robot_reason}")
             run.mail = mail
+            run.returned = read_returned(row.raw, row.recipients, self.config)
             return
         try:
             mail = replace(mail, sender=checked_address(mail.sender))
@@ -370,6 +375,9 @@ class Pipeline:
         assert mail is not None
         if run.stop is not None:
             outcome, note = run.stop
+            if run.returned is not None:
+                note += "; " + record_returned(session, self.config, self.composer, run.returned,
+                                               run.inbound_id, run.now)
             row.note = note
             log.info("inbound %s %s: message %s from %s: %s", row.id, outcome, mail.message_id,
                      mail.sender or row.envelope_sender, note)
@@ -378,6 +386,7 @@ class Pipeline:
         if not progress:
             self._forget_old_counts(session)
             heard_from(session, mail.sender, run.now)
+            heard_again(session, mail.sender)  # its mail arrives again, if it had bounced
             stopped = self._cap(run, session, row, progress)
             if stopped is not None:
                 return stopped

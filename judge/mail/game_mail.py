@@ -26,7 +26,7 @@ from judge.mail.press_mail import press_outgoing
 from judge.mail.recipients import screen
 from judge.mail.times import zones_of
 from judge.service.passes import link_query
-from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
+from judge.service.events import (AddressFailing, Event, FormalRepaired, GameEnded, GameFault, GameNotice,
                                   GameResumed, GameStarted, LateNotice, OrdersAwaited,
                                   OrdersByMaster, ParameterChanged, PhaseProcessed,
                                   PlayerRemoved, PowerAssigned, PressSent,
@@ -87,6 +87,7 @@ _MAILS: dict[type, tuple[str, Callable[[Any], str]]] = {
     ParameterChanged: ("game/parameters.txt", lambda e: "Parameter Change"),
     GameResumed: ("game/resumed.txt", lambda e: "Resumed"),
     GameNotice: ("game/notice.txt", lambda e: notice_title(e)),
+    AddressFailing: ("game/address_failing.txt", lambda e: "Address Failing"),
 }
 
 

@@ -24,7 +24,8 @@ from sqlalchemy import Table, bindparam, or_, select, update
 from judge.utc import utcnow
 from judge.config import Config
 from judge.mail.pictures import with_pictures
-from judge.mail.transports import PermanentFailure, TemporaryFailure, Transport
+from judge.mail.return_paths import Envelopes
+from judge.mail.transports import MaildirTransport, PermanentFailure, TemporaryFailure, Transport
 from judge.store.db import Store
 from judge.store.leases import owner_id
 from judge.store.models import OutboxMessage, OutboxStatus
@@ -99,13 +100,28 @@ def deliver_batch(store: Store, transport: Transport, config: Config, limit: int
     failed), 0 when nothing was due.  Every mail the relay took is recorded before this
     returns; the caller closes the transport (the relay's QUIT) when it is done sending."""
     rows = _claim(store, limit)
+    envelopes = _envelopes(store, transport, config, rows)
     marks = SentMarks(store, transport)
     try:
         for row in rows:
-            _deliver(store, transport, config, row, marks)
+            _deliver(store, transport, config, row, marks, envelopes)
     finally:
         marks.flush()
     return len(rows)
+
+
+def _envelopes(store: Store, transport: Transport, config: Config,
+               rows: list[OutboxMessage]) -> Envelopes:
+    """The rows' return paths and failing recipients (judge.mail.return_paths); should the
+    database not answer, the mail goes out with the plain return path rather than wait."""
+    if not rows:
+        return Envelopes(config)
+    try:
+        return Envelopes.of(store, config, rows, tokens=not isinstance(transport, MaildirTransport))
+    except Exception:
+        log.exception("cannot look up the return paths of %d mail(s); sending them with the "
+                      "judge's own", len(rows))
+        return Envelopes(config)
 
 
 def deliver_due(store: Store, transport: Transport, config: Config, limit: int = 100) -> int:
@@ -122,7 +138,7 @@ def deliver_due(store: Store, transport: Transport, config: Config, limit: int =
 
 
 def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMessage,
-             marks: SentMarks) -> None:
+             marks: SentMarks, envelopes: Envelopes) -> None:
     recipients = [r for r in row.recipients.split(",") if r]
     status, error, note = OutboxStatus.SENT, None, None
     # pictures are drawn now, never in the transaction that queued the mail
@@ -130,7 +146,11 @@ def _deliver(store: Store, transport: Transport, config: Config, row: OutboxMess
     try:
         if not row.raw:  # its text was deleted ([retention] raw_mail_days): nothing to send
             raise PermanentFailure("no text to send any more")
-        note = transport.send(row.mail_from, recipients, raw, key=row.message_id)
+        failing = envelopes.failing(row)
+        if failing:  # until a mail from it comes (judge.mail.dead_addresses)
+            raise PermanentFailure(f"not sent: {', '.join(failing)} is marked failing "
+                                   "(its mail bounced)")
+        note = transport.send(envelopes.mail_from(row), recipients, raw, key=row.message_id)
     except PermanentFailure as exc:
         status, error = OutboxStatus.FAILED, f"permanent: {exc}"
     except TemporaryFailure as exc:

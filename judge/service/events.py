@@ -238,6 +238,18 @@ class SignonFailures(GameEvent):
 
 
 
+@dataclass(frozen=True)
+class AddressFailing(GameEvent):
+    """Told to the masters once: the judge's mail to a seat's address keeps bouncing, so the
+    judge writes to it no more until a mail from it comes (judge.mail.dead_addresses)."""
+
+    phase: str
+    address: str
+    seats: tuple[str, ...]  # what the address holds in the game: powers, MASTER, OBSERVER
+    bounces: int  # hard bounces since it last wrote
+    diagnostic: str  # what its server said, as the last bounce quotes it
+
+
 Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded
          | Reminder | LateNotice | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault
-         | SignonFailures | ParameterChanged | GameResumed)
+         | SignonFailures | ParameterChanged | GameResumed | AddressFailing)

@@ -405,3 +405,21 @@ class GameResult(Base):
     players: Mapped[str] = mapped_column(Text)
     eliminated: Mapped[str] = mapped_column(Text)
     ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class AddressBounces(Base):
+    """What came back of the judge's mail to one address (judge.mail.bounces): the token of
+    its return path, and its hard bounces since it last wrote to the judge.  An address with
+    ``failing_since`` set gets no mail until a mail from it is processed."""
+
+    __tablename__ = "address_bounces"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    # in the return path of every mail to the address (judge+bounce-<token>@…): random, so
+    # nobody can name another address in a forged bounce
+    token: Mapped[str] = mapped_column(String(32), unique=True)
+    hard_bounces: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_bounce_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # what the receiving server said, as the bounce quotes it
+    last_diagnostic: Mapped[str | None] = mapped_column(Text)
+    failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

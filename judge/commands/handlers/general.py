@@ -15,6 +15,7 @@ from judge.commands.prepare import with_privacy
 from judge.commands.registry import Role, command, positions
 from judge.service import away, clock, moments
 from judge.service.disclosure import addresses_shown, setting_name
+from judge.service.failing_addresses import failing_seats
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
 from judge.service.privacy import is_private, may_see, require_sight
@@ -142,6 +143,7 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
                 civil_disorder="CIVIL_DISORDER" in rules_of(game),
                 cd_dummies="CD_DUMMIES" in rules_of(game),
                 waiting_for=[p.capitalize() for p in waiting_for],
+                failing=failing_seats(ctx.session, game) if is_master else [],
                 durations=[moments.format_duration(x) for x in (
                     game.movement_seconds, game.retreat_seconds, game.adjustment_seconds,
                     game.grace_seconds)])
