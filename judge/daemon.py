@@ -46,6 +46,8 @@ from judge.store.schema import ensure_schema
 if TYPE_CHECKING:
     from aiohttp.web import AppRunner
 
+    from judge.mail.mailbox import MailboxReader
+
 log = logging.getLogger("judge.daemon")
 
 # A loop (worker, sender, scheduler) that has not come round for this long is stuck: the
@@ -89,16 +91,25 @@ class Daemon:
                                     session_timeout=config.intake.session_timeout)
         self.server: asyncio.AbstractServer | None = None
         self.web: AppRunner | None = None  # the web view (judge.web), when [web] listen is set
+        self.mailbox: MailboxReader | None = None  # when [mailbox] url is set
         self.notifier = Notifier()
 
     def stuck_loops(self) -> list[str]:
         return self.back_office.stuck_loops(STALL_SECONDS)
 
+    def intake_line(self) -> str:
+        """Where the judge takes its mail: the listener, the mailbox, or both."""
+        ways = []
+        if self.config.listens:
+            ways.append(f"{self.config.intake.protocol.upper()} on {self.config.intake.listen}")
+        if self.config.mailbox.url:
+            ways.append(f"mailbox {self.config.mailbox.url}")
+        return " and ".join(ways)
+
     def status_line(self) -> str:
         report = self.back_office.report
-        return (f"{self.config.intake.protocol.upper()} on {self.config.intake.listen}; "
-                f"{report.processed} message(s) processed, {report.sent} outgoing mail(s) "
-                "handled")
+        return (f"{self.intake_line()}; {report.processed} message(s) processed, "
+                f"{report.sent} outgoing mail(s) handled")
 
     def _protocol(self) -> SMTP:
         cls = JudgeLMTP if self.config.intake.protocol == "lmtp" else JudgeSMTP
@@ -143,20 +154,23 @@ class Daemon:
             loop.add_signal_handler(sig, self.stopping.set)
         self._fit_connections_to_files()
         self._load_web()
-        try:
-            self.server = await loop.create_server(self.limits, self.config.listen_host,
-                                                   self.config.listen_port)
-        except OSError as exc:
-            raise ListenError(f"cannot listen on {self.config.intake.listen} ([intake] listen): "
-                              f"{_why_not(exc)}") from None
+        if self.config.listens:
+            try:
+                self.server = await loop.create_server(self.limits, self.config.listen_host,
+                                                       self.config.listen_port)
+            except OSError as exc:
+                raise ListenError(f"cannot listen on {self.config.intake.listen} ([intake] "
+                                  f"listen): {_why_not(exc)}") from None
         try:
             self.web = await self._start_web()
         except OSError as exc:
-            self.server.close()
+            if self.server is not None:
+                self.server.close()
             raise ListenError(f"cannot listen on {self.config.web.listen} ([web] listen): "
                               f"{_why_not(exc)}") from None
-        log.info("judge %s listening for %s on %s, replies via %s", __version__,
-                 self.config.intake.protocol.upper(), self.config.intake.listen,
+        self._start_mailbox(loop)
+        log.info("judge %s taking mail by %s%s, replies via %s", __version__,
+                 self.intake_line(), "" if self.config.listens else " (no SMTP/LMTP listener)",
                  self.config.outbound.transport)
         self.back_office.attach()
         supervisor = asyncio.create_task(self._supervise())
@@ -167,9 +181,12 @@ class Daemon:
         log.info("stopping: no new connections")
         self.notifier.stopping(f"stopping; {self.status_line()}")
         watchdog.cancel()
-        self.server.close()
+        if self.server is not None:
+            self.server.close()
         if self.web is not None:
             await self.web.cleanup()
+        if self.mailbox is not None:  # a mail being stored is finished first
+            await loop.run_in_executor(None, self.mailbox.stop, self.config.intake.shutdown_grace)
         await self._drain_sessions()
         await self.writer.close()
         supervisor.cancel()
@@ -177,6 +194,19 @@ class Daemon:
         self.store.dispose()
         log.info("stopped")
         self.notifier.close()
+
+    def _start_mailbox(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read ``[mailbox]`` in a thread of its own (judge.mail.mailbox), when it is set."""
+        if not self.config.mailbox.url:
+            return
+        from judge.mail.mailbox import MailboxReader
+
+        def stored() -> None:  # called in the mailbox's thread
+            loop.call_soon_threadsafe(self.back_office.wake)
+
+        self.mailbox = MailboxReader(self.config, on_stored=stored)
+        self.mailbox.start()
+        log.info("reading the mailbox %s", self.mailbox.describe())
 
     async def _ready(self) -> None:
         """Tell systemd the judge is ready once the back office runs as well: mail accepted

@@ -20,6 +20,9 @@ import logging
 import re
 import secrets
 from concurrent.futures import ThreadPoolExecutor
+from email import policy
+from email.parser import BytesHeaderParser
+from email.utils import parseaddr
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -94,6 +97,17 @@ def message_id_of(raw: bytes) -> str | None:
         return None
     value = "".join(match.group(1).decode("utf-8", "replace").split())
     return value or None
+
+
+def envelope_sender_of(raw: bytes) -> str:
+    """Without an SMTP envelope (``judge inject``, the mailbox), Return-Path (or else From)
+    stands in for MAIL FROM."""
+    headers = BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
+    for name in ("Return-Path", "From"):
+        value = headers.get(name)
+        if value is not None:
+            return normalise(parseaddr(str(value))[1])
+    return ""
 
 
 def store_arrivals(store: Store, arrivals: list[Arrival]) -> int:
