@@ -701,4 +701,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "game"))
 # The README walk-through's runner is one too: it may start the walk-through ahead of the tests
 # (tests/ops/walkthrough_sandbox.py).
 sys.path.insert(0, str(Path(__file__).resolve().parent / "ops"))
-pytest_plugins = ["gamekit", "webkit", "walkthrough_sandbox"]
+# The mail servers of a judge run with a mail account (a Dovecot, a submission server) are
+# fixtures of any module that asks for them.
+pytest_plugins = ["gamekit", "webkit", "walkthrough_sandbox", "mailservers"]
