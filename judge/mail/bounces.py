@@ -148,17 +148,23 @@ def _text_of(msg: Message) -> str:
 
 
 def _diagnostic_near(text: str, address: str) -> str:
-    """The server's words in a bounce's text: the first SMTP reply after the address (or
-    anywhere), else the line naming the address, else the one after it."""
+    """The server's words in a bounce's text: in the paragraph that names the address, the
+    SMTP reply it quotes, else the paragraph's text after the address."""
     lines = [line.strip() for line in text.splitlines()]
-    at = next((i for i, line in enumerate(lines) if address and address in line.lower()), 0)
-    for line in lines[at:] + lines[:at]:
-        reply = _SMTP_REPLY.search(line)
-        if reply:
-            return _words(reply.group(0))
-    if at + 1 < len(lines) and lines[at + 1]:
-        return _words(lines[at + 1])
-    return _words(lines[at]) if lines else ""
+    at = next((i for i, line in enumerate(lines) if address and address in line.lower()), None)
+    if at is None:
+        return ""
+    paragraph = [lines[at]]
+    for line in lines[at + 1:]:
+        if not line:
+            break
+        paragraph.append(line)
+    joined = " ".join(paragraph)
+    reply = _SMTP_REPLY.search(joined)
+    if reply:
+        return _words(reply.group(0))
+    after = joined.lower().split(address, 1)[1]
+    return _words(joined[len(joined) - len(after):].lstrip(">:) ") or joined)
 
 
 def _words(text: str) -> str:
