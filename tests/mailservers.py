@@ -359,3 +359,82 @@ def new_account(server: PrivateDovecot) -> tuple[str, str]:
     """An account of ``server`` no test used yet: (user, password)."""
     with server.lock:
         return server.accounts.pop()
+
+
+# --------------------------------------------------------------------------- a holding proxy
+
+class HoldingProxy:
+    """Between the judge and an IMAPS server, on a port of its own: passes every byte both
+    ways (TLS ended and begun again with the test CA's certificate), but holds the first
+    command of the judge's that holds ``hold_on`` (say ``b"MOVE"``: the removal of mail the
+    judge has just stored) and sets :attr:`held`.  The judge then waits for an answer that
+    never comes, at a moment the test chose, and is killed there."""
+
+    def __init__(self, certificates: Certificates, target_port: int) -> None:
+        self.certificates = certificates
+        self.target_port = target_port
+        self.port = free_port()
+        self.hold_on: bytes | None = None
+        self.held = threading.Event()
+        self._released = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._closing = False
+        self._sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True, name="holding-proxy").start()
+
+    def arm(self, hold_on: bytes | None) -> None:
+        """Hold the next command holding ``hold_on`` (None: hold nothing)."""
+        self.hold_on = hold_on
+        self.held.clear()
+
+    def _accept(self) -> None:
+        server_side = self.certificates.server_context()
+        client_side = ssl.create_default_context(cafile=str(self.certificates.ca))
+        while not self._closing:
+            try:
+                raw, _ = self._listener.accept()
+            except OSError:
+                return
+            try:
+                judge = server_side.wrap_socket(raw, server_side=True)
+                imap = client_side.wrap_socket(
+                    socket.create_connection(("127.0.0.1", self.target_port), timeout=20),
+                    server_hostname="localhost")
+            except OSError:
+                raw.close()
+                continue
+            self._sockets += [judge, imap]
+            threading.Thread(target=self._pump, args=(judge, imap, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(imap, judge, False), daemon=True).start()
+
+    def _pump(self, source: socket.socket, target: socket.socket, from_judge: bool) -> None:
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                if from_judge and self.hold_on is not None and self.hold_on in data:
+                    self.hold_on = None
+                    self.held.set()
+                    self._released.wait()  # never passed on: the judge waits for its answer
+                    return
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._closing = True
+        self._released.set()
+        self._listener.close()
+        for end in self._sockets:
+            end.close()
+
+    @property
+    def url(self) -> str:
+        return f"imaps://localhost:{self.port}"

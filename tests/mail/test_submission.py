@@ -23,6 +23,9 @@ from judge.store.models import OutboxMessage
 from judge.utc import utcnow
 from mailservers import Certificates, SubmissionServer
 
+# aiosmtpd warns of a login without STARTTLS: the implicit TLS server has TLS from the start
+pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+
 ACCOUNT = "judge@mail.test"
 PASSWORD = "s3cret pass"
 
