@@ -44,7 +44,8 @@ PLAYER = "alice@players.test"
 
 
 class PrivatePostfix:
-    def __init__(self, base: Path, judge_port: int) -> None:
+    def __init__(self, base: Path, judge_port: int, mailboxes: tuple[str, ...] = (PLAYER,),
+                 settings: tuple[str, ...] = ()) -> None:
         self.base = base
         self.conf = base / "etc"
         self.port = free_port()
@@ -63,7 +64,8 @@ class PrivatePostfix:
         (self.conf / "transport").write_text(transport)
         (self.conf / "judge_recipients").write_text(
             (DEPLOY / "judge_recipients").read_text().replace("judge.example.org", JUDGE_DOMAIN))
-        (self.conf / "mailboxes").write_text(f"{PLAYER} alice/\n")
+        (self.conf / "mailboxes").write_text(
+            "".join(f"{box} {box.partition('@')[0]}/\n" for box in mailboxes))
         (self.conf / "main.cf").write_text("\n".join([
             "compatibility_level = 3.6",
             f"queue_directory = {base / 'spool'}",
@@ -96,6 +98,7 @@ class PrivatePostfix:
             f"virtual_mailbox_maps = hash:{self.conf / 'mailboxes'}",
             "virtual_uid_maps = static:65534",
             "virtual_gid_maps = static:65534",
+            *settings,
             "",
         ]))
         for table in ("transport", "judge_recipients", "mailboxes"):
@@ -144,13 +147,13 @@ class PrivatePostfix:
 
 
 @pytest.fixture
-def postfix_for(request: pytest.FixtureRequest) -> Iterator[Callable[[int], PrivatePostfix]]:
+def postfix_for(request: pytest.FixtureRequest) -> Iterator[Callable[..., PrivatePostfix]]:
     started: list[PrivatePostfix] = []
     # Short path: Postfix's UNIX sockets live under the queue directory (108-byte limit).
     base = Path("/tmp") / f"judge-pf-{uuid.uuid4().hex[:8]}"
 
-    def make(judge_port: int) -> PrivatePostfix:
-        pf = PrivatePostfix(base, judge_port)
+    def make(judge_port: int, **options: tuple[str, ...]) -> PrivatePostfix:
+        pf = PrivatePostfix(base, judge_port, **options)
         started.append(pf)
         pf.start()
         return pf
