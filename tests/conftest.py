@@ -672,7 +672,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # A test may skip only for want of an external service, and must say which.  Under CI
 # (JUDGE_STRICT_SKIPS=1, set by .ci/run) any other skip fails the run instead of passing
 # silently: nothing the suite needs may live outside the repository.
-EXTERNAL_SERVICES = ("PostgreSQL", "Postfix", "postfix", "Chromium", "chromium")
+EXTERNAL_SERVICES = ("PostgreSQL", "Postfix", "postfix", "Chromium", "chromium", "Dovecot",
+                     "openssl")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

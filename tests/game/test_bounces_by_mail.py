@@ -84,7 +84,7 @@ def test_a_dead_address_is_reported_to_the_master_once(judge_in_process: Judge) 
     body = told[0].body
     assert f"The judge's mail to {address} does not arrive" in body
     assert "2 times since that address last wrote" in body
-    assert "In war1901 it is\n  France\n" in body
+    assert "In war1901 it is the\naddress of\n  France\n" in body
     assert "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address in body
     assert bounces_of(j, address) == (2, True)
 

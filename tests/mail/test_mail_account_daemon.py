@@ -97,7 +97,11 @@ def test_a_small_game_with_a_mailbox_and_a_submission_server(
                           JUDGE_OUTBOUND_CA_FILE=str(certificates.ca))
         running = start_judge(env)
         assert "taking mail by mailbox imaps://localhost:" in running.log()
-        assert "(no SMTP/LMTP listener)" in running.log()
+        assert "(no SMTP/LMTP listener)" in running.log()  # as deploy/README.md §11 says
+        for _ in polls(10):
+            if f"logged in as {user}; reading INBOX (IDLE)" in running.log():
+                break
+        assert f"logged in as {user}; reading INBOX (IDLE)" in running.log()
         judge = AccountJudge(running, dovecot, user, password, submission)
         play(judge)
     finally:

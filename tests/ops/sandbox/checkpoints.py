@@ -35,9 +35,13 @@ def judge_address() -> str:
 
 
 def queued_from(sender: str) -> list[str]:
+    """The queued mails the judge sent: from its address, or from a return path of its own
+    (``judge+bounce-<token>@…``, one per recipient)."""
+    local, _, domain = sender.rpartition("@")
     listing = subprocess.run(["postqueue", "-j"], capture_output=True, text=True, check=True)
     entries = [json.loads(line) for line in listing.stdout.splitlines() if line.strip()]
-    return [e["queue_id"] for e in entries if e["sender"] == sender]
+    return [e["queue_id"] for e in entries if e["sender"] == sender
+            or (e["sender"].startswith(f"{local}+bounce-") and e["sender"].endswith(f"@{domain}"))]
 
 
 def await_reply(count: int, timeout: float = 40) -> int:
