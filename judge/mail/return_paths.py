@@ -67,19 +67,19 @@ class Envelopes:
     @classmethod
     def of(cls, store: Store, config: Config, rows: list[OutboxMessage],
            tokens: bool) -> "Envelopes":
-        """Looked up for ``rows`` in one short transaction (which makes the tokens that new
-        recipients need, when the return path carries them and ``tokens`` is true: a
-        Maildir has no envelope)."""
+        """Looked up for ``rows`` in a short reading transaction; the tokens that new
+        recipients need are made in a write transaction of their own (when the return path
+        carries them and ``tokens`` is true: a Maildir has no envelope)."""
         tokens = tokens and uses_tokens(config)
         addresses = {a for row in rows for a in recipients_of(row)}
         if not addresses:
             return cls(config)
-        if tokens:
+        with store.reading() as session:  # no write lock taken: the worker goes on
+            known = bounce_counts.known(session, addresses, with_tokens=False)
+        missing = [address for address in addresses if address not in known]
+        if tokens and missing:  # a recipient's first mail: its token is made once
             with store.transaction() as session:
-                known = bounce_counts.known(session, addresses, with_tokens=True)
-        else:
-            with store.reading() as session:  # no write lock taken
-                known = bounce_counts.known(session, addresses, with_tokens=False)
+                known.update(bounce_counts.known(session, missing, with_tokens=True))
         return cls(config, known, tokens)
 
     def mail_from(self, row: OutboxMessage) -> str:
