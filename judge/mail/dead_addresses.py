@@ -49,7 +49,16 @@ class Returned:
 
 def read_returned(raw: bytes, envelope_recipients: str, config: Config) -> Returned | None:
     """``raw`` read as returned mail; None when it is neither a bounce nor mail to a return
-    path (an auto-reply to the judge's address, a mailing list's mail)."""
+    path (an auto-reply to the judge's address, a mailing list's mail), or cannot be read as
+    one: robot mail is left unanswered all the same, never failed for this."""
+    try:
+        return _read_returned(raw, envelope_recipients, config)
+    except Exception:  # noqa: BLE001 - mail from anywhere: a bounce nobody can read
+        log.exception("could not read a robot mail as a bounce; not counted")
+        return None
+
+
+def _read_returned(raw: bytes, envelope_recipients: str, config: Config) -> Returned | None:
     msg = parse(raw)
     places = [a for a in envelope_recipients.split(",") if a]
     for name in _RECIPIENT_HEADERS:
