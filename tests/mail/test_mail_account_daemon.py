@@ -94,7 +94,8 @@ def test_a_small_game_with_a_mailbox_and_a_submission_server(
         env = account_env(tmp_path, migrated_db_url, dovecot, user, password,
                           JUDGE_OUTBOUND_TRANSPORT=submission.url, JUDGE_OUTBOUND_USER=user,
                           JUDGE_OUTBOUND_PASSWORD="submission pass",
-                          JUDGE_OUTBOUND_CA_FILE=str(certificates.ca))
+                          JUDGE_OUTBOUND_CA_FILE=str(certificates.ca),
+                          JUDGE_BOUNCES_HARD_BOUNCES="1")
         running = start_judge(env)
         assert "taking mail by mailbox imaps://localhost:" in running.log()
         assert "(no SMTP/LMTP listener)" in running.log()  # as deploy/README.md §11 says
@@ -104,6 +105,7 @@ def test_a_small_game_with_a_mailbox_and_a_submission_server(
         assert f"logged in as {user}; reading INBOX (IDLE)" in running.log()
         judge = AccountJudge(running, dovecot, user, password, submission)
         play(judge)
+        bounce_to_the_mailbox(judge)
     finally:
         submission.stop()
     # every mail went out encrypted, logged in, From the account, with its own return path
@@ -119,7 +121,25 @@ def test_a_small_game_with_a_mailbox_and_a_submission_server(
         if dovecot.count(user, password) == 0:
             break
     assert dovecot.count(user, password) == 0  # all taken, and gone from the server
-    assert running.sql("SELECT count(*) FROM inbound WHERE status <> 'done'") == [(0,)]
+    assert running.sql("SELECT count(*) FROM inbound WHERE status IN ('new', 'failed')") == [(0,)]
+    assert running.sql("SELECT count(*) FROM inbound WHERE status = 'ignored'") == [(1,)]  # the bounce
+
+
+DEAD = "p3@players.test"
+SAMPLES = Path(__file__).resolve().parent / "bounces"
+
+
+def bounce_to_the_mailbox(judge: AccountJudge) -> None:
+    """Postfix's bounce of a mail to p3 comes back to the account (to p3's return path, as
+    Delivered-To says): with [bounces] hard_bounces = 1, the master hears of it at once."""
+    path = next(got.mail_from for got in judge.submission.received if got.rcpt_tos == [DEAD])
+    raw = (SAMPLES / "postfix.eml").read_bytes()
+    raw = raw.replace(b"judge+bounce-abcdefghijklmnopqrst@judge.test", path.encode())
+    judge.dovecot.deliver(judge.user, judge.password, raw.replace(b"ghost@players.test",
+                                                                  DEAD.encode()))
+    told = wait_broadcast(judge, f"JUDGE:{G} - F1901M Address Failing")  # after S1901M
+    assert str(told["To"]) == "gm@players.test"
+    assert f"The judge's mail to {DEAD} does not arrive" in text(told)
 
 
 def play(judge: Any) -> None:
