@@ -217,3 +217,28 @@ def test_a_daemon_killed_while_it_takes_the_mailbox_loses_and_doubles_nothing(
     assert found == list(range(count))  # 0 lost, 0 doubled
     assert dovecot.count(user, password) == 0
     assert "20 mail(s) already stored, not stored again" in running.log()
+
+
+def test_the_listener_and_the_mailbox_together(
+        dovecot: PrivateDovecot, judge_factory: Callable[..., RunningJudge]) -> None:
+    """Both ways in at once: a mail by SMTP and one through the mailbox are each answered
+    (and the same mail coming both ways is one mail)."""
+    user, password = new_account(dovecot)
+    judge = judge_factory(JUDGE_JUDGE_ADDRESS=user, JUDGE_MAILBOX_URL=dovecot.url,
+                          JUDGE_MAILBOX_USER=user, JUDGE_MAILBOX_PASSWORD=password,
+                          JUDGE_MAILBOX_CA_FILE=str(dovecot.certificates.ca))
+    judge.wait_log("reading the mailbox")
+    assert f"taking mail by SMTP on 127.0.0.1:{judge.port} and mailbox imaps://" in judge.log()
+    by_smtp = make_mail("VERSION", sender="a@players.test", to=user)
+    by_box = make_mail("VERSION", sender="b@players.test", to=user)
+    judge.send(by_smtp, mail_from="a@players.test", rcpt=user)
+    dovecot.deliver(user, password, by_box.as_bytes(policy=policy.SMTP))
+    dovecot.deliver(user, password, by_smtp.as_bytes(policy=policy.SMTP))  # again, by IMAP
+    assert judge.reply_to(str(by_smtp["Message-ID"]))["To"] == "a@players.test"
+    assert judge.reply_to(str(by_box["Message-ID"]))["To"] == "b@players.test"
+    for _ in polls(10):
+        if dovecot.count(user, password) == 0:
+            break
+    judge.settle()
+    assert judge.sql("SELECT count(*) FROM inbound") == [(2,)]
+    assert len(judge.replies_to(str(by_smtp["Message-ID"]))) == 1
