@@ -647,3 +647,12 @@ def test_a_plain_subject_is_read_without_the_header_classes(
     mail = read(f"From: a@example.org\r\nSubject: {subject}\r\nTo: judge@example.org\r\n\r\n"
                 "VERSION\r\n".encode(), envelope=None)
     assert mail.subject == expected
+
+
+@pytest.mark.parametrize("charset", ["punycode", "idna", "unicode_escape"])
+def test_codecs_of_no_mail_charset_are_read_as_unknown_ones(charset: str) -> None:
+    raw = (f"From: a@example.org\nContent-Type: text/plain; charset={charset}\n\n"
+           "A Par-Bur\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par-Bur",)
+    assert any(f"unknown charset '{charset}'" in p for p in mail.problems)
