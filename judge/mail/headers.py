@@ -184,10 +184,15 @@ def parsed_first_address(msg: Message, name: str, problems: list[str]) -> str | 
     except Exception:  # noqa: BLE001 - the structured parser failed; try the simple one
         pass
     if not found:
-        _, addr = email.utils.parseaddr(raw_header(msg, name) or "")
+        try:
+            _, addr = email.utils.parseaddr(raw_header(msg, name) or "")
+        except Exception:  # noqa: BLE001 - e.g. comments nested deeper than Python recurses
+            addr = ""
         found = normalise_addr_spec(addr)
     if not found:
-        problems.append(f"no usable address in {name}: {raw_header(msg, name)!r}")
+        raw = raw_header(msg, name) or ""
+        shown = raw if len(raw) <= 200 else raw[:200] + "…"  # the note is quoted in the reply
+        problems.append(f"no usable address in {name}: {shown!r}")
     return found
 
 

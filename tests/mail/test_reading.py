@@ -656,3 +656,14 @@ def test_codecs_of_no_mail_charset_are_read_as_unknown_ones(charset: str) -> Non
     mail = read(raw)
     assert mail.lines == ("A Par-Bur",)
     assert any(f"unknown charset '{charset}'" in p for p in mail.problems)
+
+
+def test_a_reply_to_that_breaks_the_address_parsers_is_passed_over() -> None:
+    """Comments nested deeper than Python recurses made both parsers fail, and the whole mail
+    was then read as raw text; now the Reply-To is only unusable."""
+    raw = ("From: a@example.org\nReply-To: b@example.org " + "(" * 3000 + ")" * 3000 +
+           "\n\nA Par H\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par H",) and mail.sender == "a@example.org"
+    assert any(p.startswith("no usable address in Reply-To") and len(p) < 300
+               for p in mail.problems)
