@@ -118,6 +118,19 @@ class LimitsSection:
     # A mail's commands are committed in batches of at most this long, so that one mail
     # never holds the store for long.
     batch_seconds: float = 0.2
+    # How much of one received mail is read (judge.mail.bounds): a mail beyond any of these
+    # is answered that it could not be read, and none of it is executed.  The MIME parts of
+    # one mail (attachments, alternatives, attached messages) and how deep they nest; every
+    # line of a part costs the parser a look at each enclosing part's boundary.
+    mime_parts: int = 100
+    mime_depth: int = 20
+    # Characters of the headers that are parsed (From, Reply-To, Subject, the robot checks'
+    # headers, each part's Content-Type, -Disposition and -Transfer-Encoding), all together:
+    # the email package's parsers spend up to tens of microseconds a character on them.
+    header_chars: int = 10_000
+    # Elements, comments and declarations of an HTML-only mail, and the elements open at once.
+    html_nodes: int = 20_000
+    html_depth: int = 500
 
 
 @dataclass(frozen=True)
@@ -314,7 +327,12 @@ def validate(config: Config) -> None:
                         ("[worker] max_attempts", config.worker.max_attempts),
                         ("[outbound] max_attempts", config.outbound.max_attempts),
                         ("[intake] max_connections", config.intake.max_connections),
-                        ("[intake] max_recipients", config.intake.max_recipients)):
+                        ("[intake] max_recipients", config.intake.max_recipients),
+                        ("[limits] mime_parts", config.limits.mime_parts),
+                        ("[limits] mime_depth", config.limits.mime_depth),
+                        ("[limits] header_chars", config.limits.header_chars),
+                        ("[limits] html_nodes", config.limits.html_nodes),
+                        ("[limits] html_depth", config.limits.html_depth)):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1")
     for name, seconds in (("[intake] idle_timeout", config.intake.idle_timeout),

@@ -339,7 +339,8 @@ class Pipeline:
         there masked: the subject is never read for commands, but it is written again (the
         reply's subject, the outbox's, the log, the notice of a mail set aside)."""
         mail = read_message(raw, envelope_sender=envelope_sender,
-                            judge_address=self.config.judge.address)
+                            judge_address=self.config.judge.address,
+                            limits=self.config.limits)
         return replace(mail, subject=mask_passwords(mail.subject))
 
     def _read(self, run: MessageRun, session: Session, row: StoredMail) -> None:
@@ -348,17 +349,28 @@ class Pipeline:
         # At debug: every mail gets its line at info when it ends (done, ignored, or failed
         # with its traceback), which names the message and the sender as well.
         log.debug("inbound %s: message %s from %s", row.id, mail.message_id, mail.sender)
+        # None of an unreadable mail is read as commands (its lines are empty): it is answered
+        # so, unless it is a robot's, or cannot be told from one, or has no address to answer.
+        not_read = (f"could not be read: {self._unreadable_reason(mail)}; "
+                    if mail.unreadable is not None else "")
+        if not mail.robot_checked:
+            run.stop = ("ignored", f"{not_read}not answered: its headers could not be read, so"
+                                   " it could not be told from a robot's")
+            run.mail = mail
+            return
         if mail.robot_reason:
-            run.stop = ("ignored", f"robot mail, not answered: {mail.robot_reason}")
+            run.stop = ("ignored", f"{not_read}robot mail, not answered: {mail.robot_reason}")
             run.mail = mail
             return
         try:
             mail = replace(mail, sender=checked_address(mail.sender))
         except AddressError as exc:
-            run.stop = ("ignored", f"no usable address to answer ({mail.sender!r}: {exc});"
-                                   " not executed, not answered")
+            run.stop = ("ignored", f"{not_read}no usable address to answer ({mail.sender!r}: "
+                                   f"{exc}); not executed, not answered")
             run.mail = mail
             return
+        if not_read:
+            run.notes.append(not_read + "nothing in it executed")
         run.mail = mail
         run.items, run.overflow = plan(mail.lines, self.config.limits.commands_per_mail)
         run.prep = prepare(session, self.config, mail, run.items, run.now)
@@ -468,15 +480,25 @@ class Pipeline:
             # the sender reads every answer; a role's registered address, those given as it
             answers = ctx.answers if recipient == mail.sender else ctx.answers_for(recipient)
             whole = len(answers) == len(ctx.answers)
-            refused = any(not a.ok for a in answers if not a.note)
+            refused = any(not a.ok for a in answers if not a.note) or mail.unreadable is not None
             # MAP pictures are drawn when the reply is sent (judge.mail.pictures)
             self._enqueue_reply(session, run, [recipient], self._reply_body(run, answers, game),
                                 attachment_text(ctx.pictures) if ctx.pictures and whole
                                 else None, game=game, error=refused)
 
+    def _unreadable_reason(self, mail: ReadMail) -> str:
+        """Why ``mail`` could not be read, in the words of templates/unreadable_reasons.txt."""
+        why = mail.unreadable
+        assert why is not None
+        reasons = self.composer.env.get_template("unreadable_reasons.txt").module
+        return " ".join(str(getattr(reasons, why.code)(**why.facts)).split())
+
     def _reply_body(self, run: MessageRun, answers: list[Answer], game: dict[str, Any] | None) -> str:
         mail = run.mail
         assert mail is not None
+        if mail.unreadable is not None:
+            return self.composer.render("unreadable.txt", why=mail.unreadable,
+                                        **self._reply_vars(mail, 0))
         # a mail with no command in its body whose subject begins like one: say where
         # commands go
         commands_in_subject = not answers and names_a_command(
@@ -524,7 +546,8 @@ class Pipeline:
             return
         try:
             mail = self._read_mail(row.raw, row.envelope_sender)
-            sender = checked_address(mail.sender) if not mail.robot_reason else None
+            sender = checked_address(mail.sender) if mail.robot_checked and \
+                not mail.robot_reason else None
         except AddressError:
             sender = None
         events = []

@@ -135,6 +135,8 @@ BAD_FILES = {
     "bad keeper": ("[judge]\nkeeper = 'a@b@c.org'\n", "[judge] keeper is not a usable mail address"),
     "zero commands per mail": ("[limits]\ncommands_per_mail = 0\n",
                                "[limits] commands_per_mail must be at least 1"),
+    "zero MIME depth": ("[limits]\nmime_depth = 0\n", "[limits] mime_depth must be at least 1"),
+    "zero HTML nodes": ("[limits]\nhtml_nodes = 0\n", "[limits] html_nodes must be at least 1"),
     "niceness above 19": ("[worker]\nniceness = 20\n", "[worker] niceness must be 0 to 19"),
     "negative niceness": ("[worker]\nniceness = -5\n", "[worker] niceness must be 0 to 19"),
     "negative limit": ("[limits]\ncreates_per_day = -1\n",

@@ -11,6 +11,9 @@ from __future__ import annotations
 import codecs
 from email.message import Message
 
+from judge.config import LimitsSection
+from judge.mail.html_text import html_to_text
+
 # Codecs that are no charset of mail text but encodings of something else (domain names,
 # Python literals): punycode and idna decode in time quadratic in the text (100 KB labelled
 # punycode took 16 s), so a mail labelled with one is read as an unknown charset would be.
@@ -39,7 +42,9 @@ def _all_parts(part: Message, depth: int = 0):
                 yield from _all_parts(sub, depth + 1)
 
 
-def body_text(msg: Message, problems: list[str]) -> str:
+def body_text(msg: Message, problems: list[str], limits: LimitsSection | None = None) -> str:
+    """The text of the mail's text part (see the module's docstring); an HTML body beyond
+    the bounds of ``limits`` raises :class:`~judge.mail.bounds.Unreadable`."""
     plain = html = None
     for part in _all_parts(msg):
         try:
@@ -73,11 +78,7 @@ def body_text(msg: Message, problems: list[str]) -> str:
     text = decode_text(payload, charset, problems)
     if chosen is html:
         problems.append("HTML-only mail converted to text")
-        # imported on the first HTML-only mail: BeautifulSoup and its CSS parser are a fifth
-        # of the worker's start, and most mail is plain text
-        from judge.mail.html_text import html_to_text
-
-        text = html_to_text(text)
+        text = html_to_text(text, limits)
     return text.replace("\xa0", " ").replace("\ufeff", "")
 
 

@@ -33,8 +33,9 @@ class RememberingHeaders(HeaderRegistry):
     KEEP = 512
     LONGEST = 1000
 
-    def __init__(self) -> None:
+    def __init__(self, longest: int = LONGEST) -> None:
         super().__init__()
+        self.longest = longest
         self._parsed: OrderedDict[tuple[str, str], BaseHeader] = OrderedDict()
         self._lock = threading.Lock()  # the worker's two reading threads share it
         self._classes: dict[str, type[BaseHeader]] = {}
@@ -53,7 +54,7 @@ class RememberingHeaders(HeaderRegistry):
         self._classes.pop(name.lower(), None)
 
     def __call__(self, name: str, value: object) -> BaseHeader:
-        if not isinstance(value, str) or len(value) > self.LONGEST:
+        if not isinstance(value, str) or len(value) > self.longest:
             return super().__call__(name, value)
         key = (name.lower(), value)
         with self._lock:

@@ -7,7 +7,11 @@ the work are modules of their own: the headers (judge.mail.headers), robots
 (judge.mail.robots), the text part (judge.mail.body_text, judge.mail.html_text) and the lines
 read from it (judge.mail.body_lines).
 It never raises: mail is written by every kind of program, broken ones included, and a mail
-we cannot read still deserves an answer saying so (or, for robots, deliberate silence).
+we cannot read still deserves an answer saying so (or, for robots, deliberate silence).  A
+mail beyond the bounds of ``[limits]`` (judge.mail.bounds), or that no parser can read, is
+never read as commands: its ``unreadable`` says why, and its headers alone are read again
+for the robot checks and the address to answer (``robot_checked`` is False when even they
+could not be read).
 
 Body text conventions the command layer can rely on:
 
@@ -24,15 +28,17 @@ Body text conventions the command layer can rely on:
 from __future__ import annotations
 
 import email
-from dataclasses import dataclass
-from email import policy
+from dataclasses import dataclass, replace
 from email.message import Message
+from email.parser import BytesParser
 
+from judge.config import LimitsSection
 from judge.mail.body_lines import body_lines, read_body
-from judge.mail.body_text import body_text, decode_text, defect_names
+from judge.mail.body_text import body_text, defect_names
+from judge.mail.bounds import Unreadable, reading_policies
 from judge.mail.clean import clean, clean_line
-from judge.mail.headers import (RememberingHeaders, envelope_address, first_address,
-                                header_message_id, header_references, header_subject)
+from judge.mail.headers import (envelope_address, first_address, header_message_id,
+                                header_references, header_subject)
 from judge.mail.robots import robot_reason
 
 __all__ = ["ReadMail", "read_message", "body_lines", "read_body"]
@@ -51,45 +57,84 @@ class ReadMail:
     robot_reason: str | None  # why this mail must get no answer, else None
     problems: tuple[str, ...]  # human notes on what was odd about the mail
     quoted: int = 0  # quoted lines ("> …") skipped in the body (see read_body)
+    # Why none of the mail was read (judge.mail.bounds), else None; then ``lines`` is empty.
+    unreadable: Unreadable | None = None
+    # False when not even the headers could be read: the mail cannot be told from a robot's.
+    robot_checked: bool = True
 
 
 # --------------------------------------------------------------------------- entry point
 
 
-# policy.default, parsing each header once however often it is asked for (judge.mail.headers)
-_READING = policy.default.clone(header_factory=RememberingHeaders())
+_DEFAULT_LIMITS = LimitsSection()
 
 
-def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str) -> ReadMail:
+def read_message(raw: bytes, *, envelope_sender: str | None, judge_address: str,
+                 limits: LimitsSection | None = None) -> ReadMail:
     """Read one raw message. ``envelope_sender`` is the SMTP MAIL FROM (None if unknown,
-    e.g. for ``judge inject``); ``judge_address`` is the judge's own address."""
-    problems: list[str] = []
+    e.g. for ``judge inject``); ``judge_address`` is the judge's own address; ``limits`` bound
+    how much of it is read (``[limits]`` of the configuration, the defaults without)."""
+    limits = limits or _DEFAULT_LIMITS
     if not isinstance(raw, (bytes, bytearray)):
         raw = str(raw).encode("utf-8", "surrogateescape")
+    raw = bytes(raw)
+    try:
+        return _cleaned(_read_whole(raw, envelope_sender, judge_address, limits))
+    except Unreadable as why:
+        return _cleaned(_read_headers(raw, why, envelope_sender, judge_address, limits))
+
+
+def _read_whole(raw: bytes, envelope_sender: str | None, judge_address: str,
+                limits: LimitsSection) -> ReadMail:
+    """The whole mail read, or :class:`Unreadable` when it passes a bound or no parser can
+    read it."""
+    problems: list[str] = []
+    failed = ""
     # policy.default is the modern API, but its lazy header parsers can raise on some
-    # malformed input; compat32 is the forgiving old parser. Last resort: raw text.
-    for pol in (_READING, policy.compat32):
+    # malformed input; compat32 is the forgiving old parser.
+    for policy in reading_policies(limits):
         try:
-            msg = email.message_from_bytes(bytes(raw), policy=pol)
+            msg = email.message_from_bytes(raw, policy=policy)
             # a fresh list per attempt: notes from a failed attempt would only confuse
-            return _cleaned(_read(msg, envelope_sender, judge_address, list(problems)))
+            return _read(msg, envelope_sender, judge_address, list(problems), limits)
+        except Unreadable:
+            raise
         except Exception as exc:  # noqa: BLE001 - never raise on input
-            problems.append(f"mail parser failed ({type(exc).__name__}); read more leniently")
-    problems.append("could not parse the mail at all; read it as plain text")
-    text = decode_text(bytes(raw), None, problems)
+            failed = type(exc).__name__
+            problems.append(f"mail parser failed ({failed}); read more leniently")
+    raise Unreadable("not_parsed", error=failed)
+
+
+def _read_headers(raw: bytes, why: Unreadable, envelope_sender: str | None,
+                  judge_address: str, limits: LimitsSection) -> ReadMail:
+    """A mail that was not read: its headers alone, for the robot checks and the address to
+    answer (the body is never looked at)."""
     env = envelope_address(envelope_sender)
-    lines, quoted = read_body(text)
-    return _cleaned(ReadMail(
-        message_id=None,
-        sender=env or "",
-        from_header="",
-        subject="",
-        lines=tuple(lines),
-        references=(),
-        robot_reason="null sender" if env == "" else None if env else "no usable From address",
-        problems=tuple(problems),
-        quoted=quoted,
-    ))
+    for policy in reading_policies(limits):
+        try:
+            msg = BytesParser(policy=policy).parsebytes(raw, headersonly=True)
+            problems: list[str] = []
+            from_addr = first_address(msg, "From", problems)
+            reply_to = first_address(msg, "Reply-To", problems)
+            return ReadMail(
+                message_id=header_message_id(msg),
+                sender=reply_to or from_addr or env or "",
+                from_header=from_addr or "",
+                subject=header_subject(msg),
+                lines=(),
+                references=header_references(msg),
+                robot_reason=robot_reason(msg, env, from_addr, reply_to, judge_address),
+                problems=(),
+                unreadable=why,
+            )
+        except Unreadable as beyond:  # the headers themselves pass a bound: say which
+            why = beyond
+            break
+        except Exception:  # noqa: BLE001 - never raise on input
+            continue
+    return ReadMail(message_id=None, sender=env or "", from_header="", subject="", lines=(),
+                    references=(), robot_reason=None, problems=(), unreadable=why,
+                    robot_checked=False)
 
 
 def _cleaned(mail: ReadMail) -> ReadMail:
@@ -98,7 +143,8 @@ def _cleaned(mail: ReadMail) -> ReadMail:
     def line(value: str | None) -> str | None:
         return None if value is None else clean_line(value)
 
-    return ReadMail(
+    return replace(
+        mail,
         message_id=line(mail.message_id),
         sender=clean_line(mail.sender),
         from_header=clean_line(mail.from_header),
@@ -107,18 +153,16 @@ def _cleaned(mail: ReadMail) -> ReadMail:
         references=tuple(clean_line(ref) for ref in mail.references),
         robot_reason=line(mail.robot_reason),
         problems=tuple(clean_line(note) for note in mail.problems),
-        quoted=mail.quoted,
     )
 
 
-def _read(
-    msg: Message, envelope_sender: str | None, judge_address: str, problems: list[str]
-) -> ReadMail:
+def _read(msg: Message, envelope_sender: str | None, judge_address: str, problems: list[str],
+          limits: LimitsSection) -> ReadMail:
     from_addr = first_address(msg, "From", problems)
     reply_to = first_address(msg, "Reply-To", problems)
     env = envelope_address(envelope_sender)
     sender = reply_to or from_addr or env or ""
-    text = body_text(msg, problems)
+    text = body_text(msg, problems, limits)
     defects = defect_names(msg)
     if defects:
         problems.append("broken MIME structure (" + ", ".join(defects) + ")")

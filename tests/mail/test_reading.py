@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import sys
+from dataclasses import replace
 from email.message import EmailMessage
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judge.config import LimitsSection
 from judge.mail.body_lines import read_body
 from judge.mail.reading import ReadMail, body_lines, read_message
 
@@ -397,11 +399,11 @@ def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> No
     real = reading.body_text
     calls: list[int] = []
 
-    def flaky(msg, problems):  # fails on the first (policy.default) attempt only
+    def flaky(msg, problems, *limits):  # fails on the first (policy.default) attempt only
         calls.append(1)
         if len(calls) == 1:
             raise ValueError("boom")
-        return real(msg, problems)
+        return real(msg, problems, *limits)
 
     monkeypatch.setattr(reading, "body_text", flaky)
     mail = read(plain(Subject="=?utf-8?q?Z=C3=BCrich?=", Reply_To="r@example.org"))
@@ -412,7 +414,9 @@ def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> No
     assert any("ValueError" in p for p in mail.problems)
 
 
-def test_last_resort_reads_raw_text(monkeypatch) -> None:
+def test_a_mail_no_parser_reads_is_never_read_as_commands(monkeypatch) -> None:
+    """Reading its raw text as lines once made its headers and MIME boundaries commands, past
+    the robot checks: now it is unreadable, and its headers alone are read for the checks."""
     import judge.mail.reading as reading
 
     def broken(*args, **kwargs):
@@ -421,8 +425,13 @@ def test_last_resort_reads_raw_text(monkeypatch) -> None:
     monkeypatch.setattr(reading, "_read", broken)
     mail = read_message(b"From: a@example.org\n\nLIST\n", envelope_sender="", judge_address=JUDGE)
     assert mail.robot_reason == "null sender"
-    assert "LIST" in mail.lines
-    assert mail.problems
+    assert mail.lines == ()
+    assert mail.unreadable is not None and mail.unreadable.code == "not_parsed"
+    assert mail.unreadable.facts == {"error": "RuntimeError"}
+    mail = read_message(b"From: a@example.org\n\nLIST\n", envelope_sender="a@example.org",
+                        judge_address=JUDGE)
+    assert (mail.lines, mail.robot_reason, mail.robot_checked, mail.sender) == \
+        ((), None, True, "a@example.org")
 
 
 @settings(max_examples=300, deadline=None)
@@ -543,7 +552,7 @@ def test_an_address_read_directly_is_the_one_the_header_parser_reads(value: str,
     from email import message_from_bytes
 
     from judge.mail.headers import first_address, parsed_first_address
-    from judge.mail.reading import _READING
+    from judge.mail.bounds import _READING
 
     raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
     msg = message_from_bytes(raw, policy=_READING)
@@ -623,7 +632,7 @@ def test_a_header_decoded_directly_is_the_text_the_header_classes_give(pieces: l
     from email import message_from_bytes
 
     from judge.mail.headers import decoded_header, parsed_decoded_header, raw_header
-    from judge.mail.reading import _READING
+    from judge.mail.bounds import _READING
 
     value = "".join(pieces).strip("\r\n")
     raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
@@ -649,13 +658,98 @@ def test_a_plain_subject_is_read_without_the_header_classes(
     assert mail.subject == expected
 
 
-@pytest.mark.parametrize("charset", ["punycode", "idna", "unicode_escape"])
-def test_codecs_of_no_mail_charset_are_read_as_unknown_ones(charset: str) -> None:
-    raw = (f"From: a@example.org\nContent-Type: text/plain; charset={charset}\n\n"
-           "A Par-Bur\n").encode()
+# --------------------------------------------------------------------------- bounds
+
+def _nested(depth: int, *headers: str) -> bytes:
+    """A mail of ``depth`` multiparts, each the first part of the last, and a text part."""
+    body = "".join(f"--b{n}\nContent-Type: multipart/mixed; boundary=b{n + 1}\n\n"
+                   for n in range(1, depth))
+    return ("From: a@example.org\n" + "".join(f"{h}\n" for h in headers) +
+            "Content-Type: multipart/mixed; boundary=b1\n\n" + body +
+            f"--b{depth}\nContent-Type: text/plain\n\nA Par H\n").encode()
+
+
+def _limits(**bounds: int) -> LimitsSection:
+    return replace(LimitsSection(), **bounds)
+
+
+def test_parts_nested_as_deep_as_the_bound_are_read_and_deeper_ones_are_not() -> None:
+    # the text part of _nested(n) is n levels below the mail's own headers
+    assert read_message(_nested(5), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_depth=5)).lines == ("A Par H",)
+    mail = read_message(_nested(6), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_depth=5))
+    assert mail.lines == () and mail.robot_checked and mail.sender == "a@example.org"
+    assert mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == ("parts_too_deep", {"limit": 5})
+
+
+def test_a_thousand_levels_of_mime_are_unreadable_not_read_as_text() -> None:
+    mail = read(_nested(1000))
+    assert mail.lines == () and mail.robot_reason is None and mail.robot_checked
+    assert mail.unreadable is not None and mail.unreadable.code == "parts_too_deep"
+
+
+def test_the_robot_checks_are_made_on_the_headers_of_a_mail_not_read() -> None:
+    mail = read(_nested(1000, "Precedence: bulk"))
+    assert mail.lines == () and mail.robot_reason == "Precedence: bulk"
+
+
+def test_more_parts_than_the_bound_are_unreadable() -> None:
+    def mail_of(parts: int) -> bytes:
+        return (b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n" +
+                b"--b\nContent-Type: text/plain\n\nA Par H\n" * parts + b"--b--\n")
+
+    # the mail itself is a part too
+    assert read_message(mail_of(9), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_parts=10)).lines == ("A Par H",)
+    mail = read_message(mail_of(10), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_parts=10))
+    assert mail.lines == () and mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == ("too_many_parts", {"limit": 10})
+
+
+def test_parsed_headers_beyond_the_bound_in_a_part_are_unreadable() -> None:
+    raw = (b"From: a@example.org\nSubject: orders\nContent-Type: multipart/mixed; boundary=b\n\n"
+           b"--b\nContent-Type: text/plain" + b"; a=b" * 2000 + b"\n\nA Par H\n--b--\n")
     mail = read(raw)
-    assert mail.lines == ("A Par-Bur",)
-    assert any(f"unknown charset '{charset}'" in p for p in mail.problems)
+    assert mail.lines == () and mail.robot_checked and mail.sender == "a@example.org"
+    assert mail.subject == "orders"
+    assert mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == \
+        ("headers_too_long", {"header": "Content-Type", "limit": 10_000})
+
+
+def test_a_mail_whose_own_headers_pass_the_bound_cannot_be_told_from_a_robots() -> None:
+    addresses = ", ".join(f"a{n}@example.org" for n in range(1000))
+    mail = read(f"From: {addresses}\nSubject: x\n\nA Par H\n".encode())
+    assert mail.lines == () and not mail.robot_checked and mail.robot_reason is None
+    assert mail.sender == PLAYER  # the envelope's: nothing of the headers is trusted
+    assert mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == \
+        ("headers_too_long", {"header": "From", "limit": 10_000})
+
+
+def test_headers_only_scanned_do_not_count_against_the_bound() -> None:
+    long = "x" * 900
+    raw = ("From: a@example.org\n" + "".join(f"X-Spam-Report-{n}: {long}\n" for n in range(50))
+           + "References: " + " ".join(f"<r{n}@example.org>" for n in range(2000)) +
+           "\n\nA Par H\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par H",) and mail.unreadable is None
+    assert len(mail.references) == 2000
+
+
+def test_an_html_body_beyond_its_bounds_is_unreadable() -> None:
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    msg.set_content("<i>" * 11 + "A Par H", subtype="html")
+    assert read_message(msg.as_bytes(), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(html_depth=11)).lines == ("A Par H",)
+    mail = read_message(msg.as_bytes(), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(html_depth=10))
+    assert mail.lines == () and mail.unreadable is not None
+    assert mail.unreadable.code == "html_too_deep"
 
 
 def test_a_reply_to_that_breaks_the_address_parsers_is_passed_over() -> None:
@@ -667,3 +761,12 @@ def test_a_reply_to_that_breaks_the_address_parsers_is_passed_over() -> None:
     assert mail.lines == ("A Par H",) and mail.sender == "a@example.org"
     assert any(p.startswith("no usable address in Reply-To") and len(p) < 300
                for p in mail.problems)
+
+
+@pytest.mark.parametrize("charset", ["punycode", "idna", "unicode_escape"])
+def test_codecs_of_no_mail_charset_are_read_as_unknown_ones(charset: str) -> None:
+    raw = (f"From: a@example.org\nContent-Type: text/plain; charset={charset}\n\n"
+           "A Par-Bur\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par-Bur",)
+    assert any(f"unknown charset '{charset}'" in p for p in mail.problems)
