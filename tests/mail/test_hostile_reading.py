@@ -41,7 +41,7 @@ def test_nested_html_is_answered_unread_and_holds_up_no_other_mail(shared_judge:
     text = " ".join(body_of(reply).split())
     assert "could not be read: its HTML has more than 500 elements open at once" in text
     assert "Nothing in it was done" in text and "> " not in text
-    assert str(reply["Subject"]).startswith("[Error Flag] Re: nested")
+    assert str(reply["Subject"]).startswith("Re: [Error Flag] nested")
     [(status, note)] = judge.outcome(message_id)
     assert status == "done" and note.startswith("could not be read: its HTML has more than 500")
 
