@@ -42,7 +42,7 @@ from judge.core.maps import province_of
 from judge.service import formal_state
 from judge.service.errors import GameError
 from judge.service.games import variant_title
-from judge.service.orders import Caveat, Entry, enter_line, place, stored_orders
+from judge.service.orders import Caveat, Entry, enter_line, place, stored_orders, unreadable
 from judge.store.models import Game, Seat
 
 
@@ -94,7 +94,7 @@ def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
         raise GameError("formal_order_not_formal", line=line.strip(), game=game.name,
                         variant=variant_title(game))
     if isinstance(parsed, OrderError):
-        raise GameError("order_refused", reason=parsed.message)
+        raise unreadable(pos.map, parsed)
     if pos.phase.type != "M":
         raise GameError("formal_order_phase", phase_type=pos.phase.type)
     power = seat.power
@@ -104,8 +104,8 @@ def enter_formal_line(seat: Seat, game: Game, pos: Position, line: str,
     key, text, warning = _check(pos, formal_state.state_of(game), power, parsed)
     current = stored_orders(seat)
     if ":" in key:  # DWO, SUR, Undo SOI: one each, not a unit's order
+        entry = Entry(text, unchanged=current.get(key) == text)
         current[key] = text
-        entry = Entry(text)
     else:
         entry = place(current, key, text, keep_repeats=keep_repeats, this_mail=this_mail)
     seat.orders = json.dumps(current, sort_keys=True)

@@ -299,6 +299,19 @@ def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
     return candidates
 
 
+def _signon_game(session: Session, name: str, letter: str) -> Game:
+    """The game a SIGNON names; one whose initial was left out (``SIGNON war1901 pw``, the
+    game ``ar1901`` not being there) is refused so, and named."""
+    try:
+        return find_game(session, name)
+    except GameError:
+        whole = session.scalars(_FIND_GAME, dict(key=(letter + name).lower())).first()
+        if whole is None:
+            raise
+        letters = [p.letter for p in load_map(whole.variant).powers.values()]
+        raise GameError("initial_missing", game=whole.name, letters=letters) from None
+
+
 @dataclass(frozen=True)
 class SignonResult:
     """A SIGNON's outcome: the seat reached, or the refusal (returned, not raised: the failure
@@ -316,7 +329,7 @@ def signon(session: Session, name: str, letter: str, password: str, now: datetim
     signon_guard) except from the role's own address.  GameError for a game or role that
     does not exist; a wrong or unchecked password is a refusal in the result, so that the
     failure counted is kept."""
-    game = find_game(session, name)
+    game = _signon_game(session, name, letter)
     letter = letter.upper()
     candidates = role_seats(session, game, letter)
     own = any(s.address == sender for s in candidates)

@@ -52,10 +52,11 @@ kind = st.sampled_from(["A", "F"])
 @st.composite
 def fast_lines(draw: st.DrawFn) -> str:
     unit = f"{draw(kind)} {draw(word)}"
-    shape = draw(st.sampled_from(["H", "-", "- VIA", "S", "S H", "S -", "C", "B", "D", "R"]))
+    shape = draw(st.sampled_from(["H", "-", "- VIA", "S", "S H", "S -", "C", "B", "D", "R",
+                                  "INTO"]))
     if shape in ("H", "B", "D"):
         line = f"{unit} {shape}"
-    elif shape in ("-", "R"):
+    elif shape in ("-", "R", "INTO"):
         line = f"{unit} {shape} {draw(word)}"
     elif shape == "- VIA":
         line = f"{unit} - {draw(word)} VIA"

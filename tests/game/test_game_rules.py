@@ -274,7 +274,7 @@ def test_civil_disorder_allows_no_late_changes(judge_in_process: Judge) -> None:
     orders(j, 0, "FRANCE", "\n".join(ALL_HOLD["FRANCE"]))
     orders(j, 1, "GERMANY", "A Mun-Ruh")
     force_due(j, "g", utcnow() - timedelta(minutes=5))  # the deadline has passed
-    body = orders(j, 0, "FRANCE", "A Par-Bur")
+    body = orders(j, 0, "FRANCE", "A Par-Pic")
     assert "under CIVIL_DISORDER an order given before it cannot be changed" in body
     assert "withdrawn" not in j.mail(player(0), f"{signon(j, 'FRANCE')}\nCLEAR").body
     # a late power may still give the orders it owes, not change the ones it gave
