@@ -4,31 +4,25 @@ unquoted originals left out (see :func:`read_body`)."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
+from judge.mail.reply_headers import (attribution_length, header_block_at, is_rule,
+                                      may_begin_original, names_sender, starts_original)
+from judge.mail.sign_offs import is_phone_signature
 
 _QUOTED = re.compile(r"^\s*>")
-_ATTRIBUTION_START = re.compile(r"^\s*(On|Am|Le)\s", re.IGNORECASE)
-_ATTRIBUTION_END = re.compile(r"(wrote|schrieb|a écrit)\s*:\s*$", re.IGNORECASE)
-_ORIGINAL_MARKERS = re.compile(
-    r"^\s*(-{2,}\s*(Original Message|Forwarded message)\s*-{2,}"
-    r"|Begin forwarded message:)\s*$",
-    re.IGNORECASE,
-)
-_OUTLOOK_RULE = re.compile(r"^\s*_{10,}\s*$")
-_HEADER_FROM = re.compile(r"^\s*From:", re.IGNORECASE)
-_HEADER_NEXT = re.compile(r"^\s*(Sent|Date):", re.IGNORECASE)
+# The longest line the reply names as the one where an original began.
+_NAMED = 80
 
 
-def _attribution_length(lines: list[str], i: int) -> int:
-    """How many lines an ``On … wrote:`` attribution at ``i`` takes (1, or 2 when wrapped),
-    0 when there is none."""
-    if not _ATTRIBUTION_START.match(lines[i]):
-        return 0
-    if _ATTRIBUTION_END.search(lines[i]):
-        return 1
-    if i + 1 < len(lines) and _ATTRIBUTION_END.search(lines[i + 1]):
-        return 2
-    return 0
+class Body(NamedTuple):
+    """What :func:`read_body` read: the lines for the command layer, how many lines of the
+    mail it answered it skipped (quoted with ``>``, and those of an original that is not), and
+    the line where such an original began, shortened (``""`` when none did)."""
+
+    lines: list[str]
+    quoted: int
+    original: str
 
 
 def _next_text(lines: list[str]) -> list[int]:
@@ -44,48 +38,41 @@ def _next_text(lines: list[str]) -> list[int]:
 def _introduces_quote(lines: list[str], i: int, next_text: list[int]) -> int:
     """The length of an attribution at ``i`` whose original follows as ``>`` lines (the
     writer's own lines may come after it: a bottom-posted reply), else 0."""
-    size = _attribution_length(lines, i)
+    size = attribution_length(lines, i)
     if not size:
         return 0
     first = next_text[min(i + size, len(lines))]
     return size if first < len(lines) and _QUOTED.match(lines[first]) else 0
 
 
-def _starts_quoted_original(lines: list[str], i: int) -> bool:
+def _starts_original(lines: list[str], i: int, next_text: list[int]) -> bool:
+    """Whether an original that is not quoted begins at line ``i``: a separator, a copied
+    header block (after a rule or not), or an attribution (judge.mail.reply_headers)."""
     line = lines[i]
-    following = [ln for ln in lines[i + 1 : i + 4] if ln.strip()]
-    nxt = following[0] if following else ""
-    if _ORIGINAL_MARKERS.match(line):
+    if starts_original(line) or header_block_at(lines, i) or attribution_length(lines, i):
         return True
-    if _ATTRIBUTION_START.match(line):
-        # "On Mon, 1 Jan 2024, Jane <jane@example.org> wrote:" -- often wrapped in two lines
-        if _ATTRIBUTION_END.search(line):
-            return True
-        if i + 1 < len(lines) and _ATTRIBUTION_END.search(lines[i + 1]):
-            return True
-    if _OUTLOOK_RULE.match(line) and _HEADER_FROM.match(nxt):
-        return True
-    # Outlook without the rule: a "From:" line directly followed by "Sent:"/"Date:"
-    if _HEADER_FROM.match(line) and i + 1 < len(lines) and _HEADER_NEXT.match(lines[i + 1]):
-        return True
-    return False
+    following = next_text[min(i + 1, len(lines))]
+    return is_rule(line) and following < len(lines) and names_sender(lines[following])
 
 
 def body_lines(text: str) -> list[str]:
     """The lines of a body that the command layer reads (see :func:`read_body`)."""
-    return read_body(text)[0]
+    return read_body(text).lines
 
 
-def read_body(text: str) -> tuple[list[str], int]:
-    """The lines of a body that the command layer reads, and how many quoted lines it skipped.
+def read_body(text: str) -> Body:
+    """The lines of a body that the command layer reads, how many lines of the mail it
+    answers were skipped, and where an unquoted original began.
 
     Quoted lines (``>`` after optional whitespace) are skipped, and so is an ``On … wrote:``
     attribution followed by them: reading goes on after the quote, so a reply written below
     the quoted mail (bottom-posting) is read.  Reading stops at a signature separator (``-- ``
-    or ``--``), at the start of an unquoted original (``On … wrote:`` followed by the original
-    as it was, ``-----Original Message-----``, an Outlook ``____`` rule followed by ``From:``,
-    ``Begin forwarded message:``) -- those lines are dropped -- and at ``SIGNOFF``, which is
-    kept as the last line so that it gets answered. A ``SIGNOFF`` line may carry a ``//``
+    or ``--``), at a phone's signature (``Sent from my iPhone``), at the start of an unquoted
+    original (in the words of the common mail programs and languages: an attribution followed
+    by the original as it was, a separator such as ``-----Original Message-----``, a copied
+    header block such as ``Von:``/``Gesendet:``; see judge.mail.reply_headers) -- the
+    original's lines are dropped, and counted with the quoted ones -- and at ``SIGNOFF``, which
+    is kept as the last line so that it gets answered. A ``SIGNOFF`` line may carry a ``//``
     comment. Trailing whitespace is stripped, blank lines are kept, trailing blank lines go.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -98,20 +85,31 @@ def read_body(text: str) -> tuple[list[str], int]:
         if skip:
             skip -= 1
             continue
-        if line == "--":  # "-- " and a bare "--" (trailing whitespace is already gone)
+        if line == "--" or is_phone_signature(line):  # "-- ", "--" (trailing blanks are gone)
             break
         if _QUOTED.match(line):
             quoted += 1
             continue
-        attribution = _introduces_quote(lines, i, next_text)
-        if attribution:
-            skip = attribution - 1
-            continue
-        if _starts_quoted_original(lines, i):
-            break
+        if may_begin_original(line):
+            attribution = _introduces_quote(lines, i, next_text)
+            if attribution:
+                skip = attribution - 1
+                continue
+            if _starts_original(lines, i, next_text):
+                original = lines[i:]
+                quoted += sum(1 for ln in original if ln.strip())
+                return Body(_without_trailing_blanks(out), quoted, _shortened(line.strip()))
         out.append(line)
         if line.split("//", 1)[0].strip().upper() == "SIGNOFF":
             break
+    return Body(_without_trailing_blanks(out), quoted, "")
+
+
+def _without_trailing_blanks(out: list[str]) -> list[str]:
     while out and not out[-1].strip():
         out.pop()
-    return out, quoted
+    return out
+
+
+def _shortened(line: str) -> str:
+    return line if len(line) <= _NAMED else line[:_NAMED - 1] + "…"

@@ -21,7 +21,8 @@ Body text conventions the command layer can rely on:
   as they are (the command parser splits on any whitespace); non-breaking spaces become
   plain spaces;
 * :func:`read_body` then skips quoted lines (and the ``On … wrote:`` line above them, reading
-  on below the quote) and stops at a signature, ``SIGNOFF`` or an unquoted original. Blank
+  on below the quote) and stops at a signature, ``SIGNOFF`` or an unquoted original, whose
+  lines it counts with the quoted ones and whose first line it keeps for the reply. Blank
   lines inside the text are kept, trailing ones are dropped.
 """
 
@@ -56,7 +57,8 @@ class ReadMail:
     references: tuple[str, ...]  # References then In-Reply-To message ids, deduplicated
     robot_reason: str | None  # why this mail must get no answer, else None
     problems: tuple[str, ...]  # human notes on what was odd about the mail
-    quoted: int = 0  # quoted lines ("> …") skipped in the body (see read_body)
+    quoted: int = 0  # quoted lines ("> …", an unquoted original's) skipped (see read_body)
+    original: str = ""  # the line an unquoted original began at, shortened ('' if none)
     # Why none of the mail was read (judge.mail.bounds), else None; then ``lines`` is empty.
     unreadable: Unreadable | None = None
     # False when not even the headers could be read: the mail cannot be told from a robot's.
@@ -153,6 +155,7 @@ def _cleaned(mail: ReadMail) -> ReadMail:
         references=tuple(clean_line(ref) for ref in mail.references),
         robot_reason=line(mail.robot_reason),
         problems=tuple(clean_line(note) for note in mail.problems),
+        original=clean_line(mail.original),
     )
 
 
@@ -166,7 +169,7 @@ def _read(msg: Message, envelope_sender: str | None, judge_address: str, problem
     defects = defect_names(msg)
     if defects:
         problems.append("broken MIME structure (" + ", ".join(defects) + ")")
-    lines, quoted = read_body(text)
+    lines, quoted, original = read_body(text)
     return ReadMail(
         message_id=header_message_id(msg),
         sender=sender,
@@ -177,4 +180,5 @@ def _read(msg: Message, envelope_sender: str | None, judge_address: str, problem
         robot_reason=robot_reason(msg, env, from_addr, reply_to, judge_address),
         problems=tuple(dict.fromkeys(problems)),  # dedupe, keep order
         quoted=quoted,
+        original=original,
     )

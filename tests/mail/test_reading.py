@@ -292,6 +292,36 @@ def test_quoted_original_stops_reading(marker: str) -> None:
     assert body_lines(f"A Par-Bur\n{marker}\nA Mar-Spa\n") == ["A Par-Bur"]
 
 
+@pytest.mark.parametrize("line", [
+    "From Paris to Burgundy:", "To: Germany, I support you", "Subject: my orders",
+    "--- Spring 1901 orders ---", "Von Kiel nach Holland", "On Monday I attack:",
+    "A: Par-Bur", "De Paris: A Par-Bur", "France writes: A Par-Bur", "Date: 1901",
+    "_" * 40,
+])
+def test_a_players_own_lines_do_not_end_the_reading(line: str) -> None:
+    """Only what mail programs write above an original ends the reading: a line of the
+    player's with a colon, a dashed heading, one header-like line alone are read."""
+    lines = ["A Par-Bur", line, "A Mar-Spa"]
+    assert read_body("\n".join(lines)) == (lines, 0, "")
+
+
+def test_what_ends_the_reading_is_named_and_counted() -> None:
+    text = "A Par-Bur\nVon: Judge\nGesendet: Montag\n\nGermany: Army Ruhr.\n> x\n"
+    assert read_body(text) == (["A Par-Bur"], 4, "Von: Judge")
+    # a phone's signature ends it as "-- " does: nothing after it is counted or read
+    assert read_body("A Par-Bur\nSent from my iPhone\n\nOn Mon, X wrote:\n> x") == \
+        (["A Par-Bur"], 0, "")
+
+
+def test_a_line_longer_than_mail_programs_write_is_not_taken_for_their_header() -> None:
+    """No pattern goes over a huge line: beyond the length of the lines mail programs write
+    above an original, a line is the writer's."""
+    huge = "On Mon, " + "x" * 500 + " wrote:"
+    assert read_body(f"A Par-Bur\n{huge}\nA Mar-Spa") == (["A Par-Bur", huge, "A Mar-Spa"], 0, "")
+    dashes = "-----Original Message" + "-" * 500
+    assert body_lines(f"A Par-Bur\n{dashes}\nA Mar-Spa") == ["A Par-Bur", dashes, "A Mar-Spa"]
+
+
 def test_underscore_rule_alone_does_not_stop() -> None:
     lines = ["A Par-Bur", "__________", "A Mar-Spa"]
     assert body_lines("\n".join(lines)) == lines
@@ -504,16 +534,18 @@ def test_reading_a_mail_of_many_lines_takes_work_in_proportion_to_them() -> None
     assert large < 4.5 * small, (small, large)
 
 
-@pytest.mark.parametrize("text, lines, quoted", [
-    ("On Mon, X wrote:\n\n\n> old\nA Par H\n", ["", "", "A Par H"], 1),
-    ("On Mon, X wrote:\n\n\nA Par H\n", [], 0),  # an unquoted original: reading stops
-    ("A Par H\nOn Mon, X\nwrote:\n   \n> old\n> older\n\nF Bre H", ["A Par H", "", "", "F Bre H"], 2),
-    ("On Mon, X wrote:", [], 0),
-    ("On Mon, X wrote:\n\n\n", [], 0),
+@pytest.mark.parametrize("text, lines, quoted, original", [
+    ("On Mon, X wrote:\n\n\n> old\nA Par H\n", ["", "", "A Par H"], 1, ""),
+    # an unquoted original: reading stops, and its lines are counted with the quoted ones
+    ("On Mon, X wrote:\n\n\nA Par H\n", [], 2, "On Mon, X wrote:"),
+    ("A Par H\nOn Mon, X\nwrote:\n   \n> old\n> older\n\nF Bre H", ["A Par H", "", "", "F Bre H"], 2,
+     ""),
+    ("On Mon, X wrote:", [], 1, "On Mon, X wrote:"),
+    ("On Mon, X wrote:\n\n\n", [], 1, "On Mon, X wrote:"),
 ])
 def test_an_attribution_is_skipped_only_when_a_quote_follows_it(
-        text: str, lines: list[str], quoted: int) -> None:
-    assert read_body(text) == (lines, quoted)
+        text: str, lines: list[str], quoted: int, original: str) -> None:
+    assert read_body(text) == (lines, quoted, original)
 
 
 # --------------------------------------------------------------------------- addresses read directly
