@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from judge.utc import utcnow
 from judge.commands.context import Answer, Context
 from judge.commands.execute import overflow_answer, run_finishers, run_items
-from judge.commands.parse import Item, mask_passwords, names_a_command
+from judge.commands.parse import Item, JudgeLine, mask_passwords, names_a_command
 from judge.commands.prepare import Overflow, Preparation, plan, prepare
 from judge.config import Config
 from judge.in_order import DONE, NOT_YET, InOrder
@@ -503,9 +503,12 @@ class Pipeline:
         # commands go
         commands_in_subject = not answers and names_a_command(
             bare_subject(self.config.judge.name, mail.subject))
+        # the judge's own lines pasted back: never executed, but the writer is told
+        pasted = [item for item in run.items if isinstance(item, JudgeLine)]
         body = self.composer.render("reply.txt", answers=answers, problems=mail.problems,
                                     game=game, judge_date=judge_date, quoted=mail.quoted,
                                     commands_in_subject=commands_in_subject,
+                                    original=mail.original, pasted=pasted,
                                     **self._reply_vars(mail, self.config.judge.replies_per_day))
         limit = self.config.limits.reply_bytes
         if len(body.encode("utf-8")) > limit:

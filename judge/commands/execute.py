@@ -29,7 +29,7 @@ from judge.commands.errors import CommandError
 from judge.commands.finishers import FINISHERS
 from judge.commands.identity import Identity
 from judge.commands.order_lines import handle_order_line
-from judge.commands.parse import Command, Item, OtherLine, read_items
+from judge.commands.parse import Command, Item, JudgeLine, OtherLine, read_items
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
 from judge.commands.unknown import answer_unknown
@@ -67,6 +67,8 @@ def run_items(ctx: Context, items: list[Item], start: int, until: float | None =
 
 
 def run_one(ctx: Context, item: Item) -> None:
+    if isinstance(item, JudgeLine):  # the judge's own words, pasted back: the reply counts them
+        return
     if ctx.halted:
         ctx.answer(item.line_no, item.text, f"Not executed: {ctx.halted}", ok=False)
         return

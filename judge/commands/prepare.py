@@ -21,7 +21,7 @@ from typing import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.commands.parse import Command, Item, read_items, trailing_option
+from judge.commands.parse import Command, Item, JudgeLine, read_items, trailing_option
 from judge.config import Config
 from judge.mail.reading import ReadMail
 from judge.service.passwords import Precomputed
@@ -42,12 +42,15 @@ class Overflow:
 
 
 def plan(lines: list[str] | tuple[str, ...], limit: int) -> tuple[list[Item], Overflow | None]:
-    """The mail's commands and order lines, the first ``limit`` of them to execute."""
-    items = read_items(list(lines))
-    if len(items) <= limit:
+    """The mail's commands and order lines, the first ``limit`` of them to execute (the
+    judge's own lines pasted back are not counted: they are never executed)."""
+    items = read_items(list(lines), limit)
+    executed = [k for k, item in enumerate(items) if not isinstance(item, JudgeLine)]
+    if len(executed) <= limit:
         return items, None
-    rest = items[limit:]
-    return items[:limit], Overflow(rest[0].line_no, rest[-1].line_no, len(rest), limit)
+    rest = [item for item in items[executed[limit]:] if not isinstance(item, JudgeLine)]
+    return items[:executed[limit]], Overflow(rest[0].line_no, rest[-1].line_no, len(rest),
+                                             limit)
 
 
 @dataclass

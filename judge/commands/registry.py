@@ -108,6 +108,9 @@ _MAX_WORDS = 1
 # The first words of the commands that take passwords (kept as they register: every mail's
 # subject is searched for them).
 _PASSWORD_WORDS: set[str] = set()
+# How alike a word must be to a command's word to be taken for it, mistyped (difflib's
+# ratio, 0 to 1): 0.75 takes LSIT for LIST and SIGNOM for SIGNON, not STATUS for START.
+NEAR_COMMAND = 0.75
 
 
 def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: str = "",

@@ -129,7 +129,7 @@ def test_broken_mime_and_unknown_charset_still_answered(shared_judge):
     odd = (b"From: carol@example.org\r\nTo: judge@example.org\r\nSubject: odd\r\n"
            b"Message-ID: <odd@example.org>\r\nMIME-Version: 1.0\r\n"
            b"Content-Type: text/plain; charset=x-unknown-123\r\n"
-           b"Content-Transfer-Encoding: 8bit\r\n\r\nVERSION\r\nZ\xfcrich\r\n")
+           b"Content-Transfer-Encoding: 8bit\r\n\r\nZ\xfcrich\r\nVERSION\r\n")
     judge.send(broken, mail_from="bob@example.org")
     judge.send(odd, mail_from="carol@example.org")
     assert "> VERSION" in body_of(judge.reply_to("<broken@example.org>"))
@@ -140,7 +140,8 @@ def test_broken_mime_and_unknown_charset_still_answered(shared_judge):
 
 
 def test_non_ascii_round_trips(shared_judge):
-    msg = make_mail("VERSION\nΕλλάδα", sender="gus@example.org", subject="Grüße aus Zürich",
+    # (the word first: alone on the last line it would be taken for the writer's name)
+    msg = make_mail("Ελλάδα\nVERSION", sender="gus@example.org", subject="Grüße aus Zürich",
                     msgid="<grusse@example.org>")
     shared_judge.send(msg, mail_from="gus@example.org")
     reply = shared_judge.reply_to("<grusse@example.org>")
