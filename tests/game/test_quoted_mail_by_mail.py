@@ -120,7 +120,7 @@ def quoted(text: str, prefix: str) -> str:
     return "\n".join(f"{prefix}{line}".rstrip() for line in text.split("\n"))
 
 
-SKIPPED = re.compile(r"\d+ (?:quoted )?lines?[^(:]*skipped")
+SKIPPED = re.compile(r"\d+ (?:quoted )?lines?[^(:,]*skipped")
 
 
 def problems_with(reply: str, subject: str, skipped: int, what: str) -> list[str]:
@@ -181,9 +181,9 @@ def test_the_results_pasted_without_a_header_change_no_order(judge_in_process: J
             assert not problems_with(reply.body, reply.subject, len(judges),
                                      "lines the judge wrote"), (mail[:100], reply.body)
     reply = j.mail(germany, f"{signon(j, 'GERMANY')}\n{ORDERS}\n\n{results}")
-    assert ('50 lines the judge wrote were skipped (the first is line 6:\n'
-            '":: Judge: JUDGE  Game: war1901  Variant: Standard"): results, positions and'
-            ' replies of the judge in a mail\nare never read as commands or orders, quoted or'
+    assert ('50 lines the judge wrote were skipped, the first on line 6:\n'
+            '  ":: Judge: JUDGE  Game: war1901  Variant: Standard"\nResults, positions and'
+            ' replies of the judge in a mail are never read as\ncommands or orders, quoted or'
             ' not.') in reply.body
 
 
@@ -193,8 +193,8 @@ def test_the_reply_names_the_line_an_original_begins_at(judge_in_process: Judge)
     reply = j.mail(germany, f"{signon(j, 'GERMANY')}\n{ORDERS}\n\n"
                    f"{OUTLOOK_BLOCKS['Outlook, German']}\n\n{results}")
     assert ('quoted lines were skipped: reading stopped at the line\n'
-            '"Von: Judge <judge@example.org>",\nwhere the mail you answered begins (that mail,'
-            ' and lines starting with ">", are not commands).') in reply.body
+            '  "Von: Judge <judge@example.org>"\nwhere the mail you answered begins. That mail,'
+            ' and lines starting with ">",\nare not commands.') in reply.body
     # before the fix: "Von:" was an unknown command and the results' lines orders
     assert "Von:" not in reply.body.split("quoted lines")[0]
 
@@ -220,6 +220,9 @@ def test_every_mail_of_the_judge_pasted_back_is_skipped(judge_in_process: Judge)
     j.mail(germany, f"{signon(j, 'GERMANY')}\nA Ruh-Bur\nA Xyz-Bel")  # refused, answered
     played = [j.mail(germany, f"{signon(j, 'GERMANY')}\n{asked}").body
               for asked in ("LIST war1901", "HISTORY war1901", "SUMMARY war1901", "LIST")]
+    # a reply with the notes on what it skipped
+    played.append(j.mail(germany, f"{signon(j, 'GERMANY')}\n{results}\n"
+                          f"{OUTLOOK_BLOCKS['Outlook, German']}\n\n{results}").body)
     played += [m.body for m in j.outbox() if germany in m.to]
     assert len(played) > 10
     for mails in (sample_mails(), played):

@@ -78,7 +78,7 @@ JUDGES = ["Every unit has an order.", "Germany: Army Ruhr.", "Unit positions aft
           ":: Deadline: F1901M Mon Nov 30 2026 03:57:00 +0000"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(order_lines(), st.sampled_from(JUDGES), st.sampled_from(["", "  "]))
 def test_a_players_order_is_never_the_judges(line: str, above: str, indent: str) -> None:
     if re.match(r"(France|French): .*\.$", line):
