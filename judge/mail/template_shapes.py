@@ -13,8 +13,10 @@ The help texts are left out: their examples are meant to be copied into mail.
 
 How much of a line is the template's own decides what its shape may be taken for: a shape
 must have :data:`LEAST_WORDS` words of its own outside any ``{% if %}`` when it begins with
-one of them (``Rules: none``), :data:`TEMPLATE_WORDS` when it may begin with a value
-(``war1901 has been processed; …``): fewer are too like what a player writes.
+one of them, capitalised (``Rules: none``), :data:`LOWER_WORDS` when that word is in small
+letters (the rest of a sentence the template goes on with on its next line: ``missing from:
+France.``), :data:`TEMPLATE_WORDS` when it may begin with a value (``war1901 has been
+processed; …``): fewer are too like what a player writes.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from typing import Iterable
 
 from judge.resources import templates_dir
 
-# The fewest words of the template's own a shape needs: beginning with one of them, and
-# beginning with a value (see above).
+# The fewest words of the template's own a shape needs: beginning with one of them, with one
+# in small letters, and beginning with a value (see above).
 LEAST_WORDS = 1
+LOWER_WORDS = 2
 TEMPLATE_WORDS = 3
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -242,7 +245,9 @@ def _shape(nodes: list[object], lead: bool = True) -> tuple[Shape, str] | None:
     words = len(_WORD.findall(" ".join(own)))
     opening = nodes[0] if nodes else None
     first = re.match(r"\s*(\S+)(\s|$)", opening) if lead and isinstance(opening, str) else None
-    if not own or words < (LEAST_WORDS if first else TEMPLATE_WORDS):
+    least = (TEMPLATE_WORDS if first is None else
+             LOWER_WORDS if first.group(1)[0].islower() else LEAST_WORDS)
+    if not own or words < least:
         return None
     shape = Shape(_pattern(nodes), max(own, key=len), own[0], words)
     return shape, first.group(1) if first else ""

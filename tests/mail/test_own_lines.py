@@ -33,6 +33,13 @@ def test_a_line_of_few_words_of_the_judges_is_known_unless_it_is_a_command() -> 
     assert judge_lines(["Rules: none", "Open seats: none.", "Players:"]) == [WRITTEN] * 3
 
 
+def test_a_line_in_small_letters_needs_two_words_of_the_judges() -> None:
+    """Template lines that begin in small letters go on with a sentence: one word of theirs
+    (``from``, ``until``) is what anybody writes."""
+    assert judge_lines(["from Paris to Burgundy", "until Monday.", "in Paris."]) == [NOT] * 3
+    assert judge_lines(["missing from: France, Germany."]) == [WRITTEN]
+
+
 def test_lines_under_a_line_of_the_judge_go_with_it() -> None:
     lines = ["Orders of France in war1901 for S1901M:", "  A PAR - BUR", "  F BRE - MAO",
              "Every unit has an order.", "  A MAR H", "", "  A PIC H"]
