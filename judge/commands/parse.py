@@ -19,6 +19,7 @@ from typing import Sequence
 from judge.commands.endings import ends_reading, meant
 from judge.commands.registry import CommandSpec, lookup, password_words
 from judge.mail.own_lines import CERTAIN, NOT, JudgeLines, may_be_judges
+from judge.mail.template_shapes import TEMPLATE_WORDS
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,10 @@ def read_items(lines: list[str] | tuple[str, ...], limit: int | None = None) -> 
                 executed += not isinstance(item, JudgeLine)
             continue
         spec, used = found
-        if reading and may_be_judges(tokens[0]) and others.judge(line_no - 1) == CERTAIN:
+        # a line certainly the judge's has more words than TEMPLATE_WORDS of the judge's: a
+        # short command (VERSION, SIGNON Fwar1901 pw) is not looked at, nor the shapes learnt
+        if reading and len(tokens) > TEMPLATE_WORDS and may_be_judges(tokens[0]) and \
+                others.judge(line_no - 1) == CERTAIN:
             items.append(JudgeLine(line_no, _masked(text, tokens, spec, used)))
             continue
         executed += 1
