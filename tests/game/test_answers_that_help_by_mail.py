@@ -78,6 +78,10 @@ def test_a_signon_without_the_power_initial_says_so_and_names_the_game(
             " M (master) or O (observer) written before it: SIGNON Fnewb1 <password> for"
             " France. The rest of this mail was not executed.") in reply.body
     assert 'no game named "ewb1"' not in reply.body
+    # the example of docs/commands.md, a game still forming
+    assert "created" in j.mail("other@example.org", "CREATE war1901 mpw").body
+    reply = j.mail("player2@example.org", "SIGNON war1901 secret")
+    assert 'Error: the power initial is missing: "war1901" is the name of a game' in reply.body
     # a game truly unknown is still named as written
     reply = j.mail("player2@example.org", "SIGNON Fnosuch pw2")
     assert 'Error: no game named "nosuch" on this judge.' in reply.body
