@@ -71,9 +71,9 @@ class WorkerSection:
     max_attempts: int = 3
     poll_seconds: float = 2.0
     lease_seconds: float = 300.0
-    # How much lower the CPU priority of the back office (worker, scheduler) and of the sender is
-    # than the daemon's (a nice increment, 0 to 19): on a machine short of CPU, accepting mail
-    # comes first.  0 runs all three alike.
+    # How much lower the CPU priority of the back office (worker, scheduler), of the sender and
+    # of the web view's process is than the daemon's (a nice increment, 0 to 19): on a machine
+    # short of CPU, accepting mail comes first.  0 runs them all alike.
     niceness: int = 19
 
 
@@ -142,6 +142,31 @@ class WebSection:
     # the address people reach the pages at (e.g. https://judge.example.org, behind a proxy);
     # when set, results mails and LIST replies carry a link to the game's page
     url: str = ""
+    # Web connections open at once; one more is answered 503 and closed.  Lowered to fit the
+    # web process's open-files limit (the web view runs in a process of its own: its
+    # connections never take a file descriptor SMTP intake needs).
+    max_connections: int = 256
+    # A request's head (its request line and headers) must arrive within this long of the
+    # connection, or of its first byte after the last answer; else the connection is closed.
+    header_timeout: float = 10.0
+    # A kept-alive connection with no request for this long is closed.
+    idle_timeout: float = 30.0
+    # Reading a request's body and sending its answer may take this long; then the connection
+    # is closed (a client that reads the answer a byte at a time holds nothing for ever).
+    request_timeout: float = 30.0
+    # Pages, JSON answers and map pictures being made, or waiting for a thread, at once; one
+    # more is answered 503 at once (answers kept or already drawn are not counted).
+    max_renders: int = 8
+    # Seconds a public answer (the same for everybody) is kept and served again; 0: never.
+    keep_seconds: float = 1.0
+    # Bytes of public answers kept (expired ones are dropped as answers are added, then the
+    # least recently used).
+    cache_bytes: int = 16 * 1024 * 1024
+    # Bytes of drawn map pictures kept (each board is drawn once while it is kept; evicted
+    # least recently asked first).
+    map_cache_bytes: int = 64 * 1024 * 1024
+    # Days a private game's pass (the cookie) lasts, and a link from mail can be opened in.
+    pass_days: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -332,13 +357,22 @@ def validate(config: Config) -> None:
                         ("[limits] mime_depth", config.limits.mime_depth),
                         ("[limits] header_chars", config.limits.header_chars),
                         ("[limits] html_nodes", config.limits.html_nodes),
-                        ("[limits] html_depth", config.limits.html_depth)):
+                        ("[limits] html_depth", config.limits.html_depth),
+                        ("[web] max_connections", config.web.max_connections),
+                        ("[web] max_renders", config.web.max_renders)):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1")
     for name, seconds in (("[intake] idle_timeout", config.intake.idle_timeout),
-                          ("[intake] session_timeout", config.intake.session_timeout)):
+                          ("[intake] session_timeout", config.intake.session_timeout),
+                          ("[web] header_timeout", config.web.header_timeout),
+                          ("[web] idle_timeout", config.web.idle_timeout),
+                          ("[web] request_timeout", config.web.request_timeout),
+                          ("[web] pass_days", config.web.pass_days)):
         if seconds <= 0:
             raise ConfigError(f"{name} must be more than 0 seconds")
+    if min(config.web.cache_bytes, config.web.map_cache_bytes, config.web.keep_seconds) < 0:
+        raise ConfigError("[web] keep_seconds, cache_bytes and map_cache_bytes must not be "
+                          "negative")
     if not 0 <= config.worker.niceness <= 19:
         raise ConfigError(f"[worker] niceness must be 0 to 19, got {config.worker.niceness}")
     if config.retention.raw_mail_days < 0:

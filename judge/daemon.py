@@ -1,11 +1,12 @@
 """``judge serve``: intake and the web view here; worker, sender and scheduler beside it.
 
-The daemon is two processes.  This one answers SMTP (or LMTP) and serves the read-only web
-view (judge.web, on ``[web] listen``) on its event loop, storing each message durably before
-it answers 250; its child, the back office (judge.back_office), processes the stored mail,
-sends the replies and runs due game clocks.  They share the database and a socket pair: intake
-wakes the worker when it stored mail, the back office reports what it did and that its loops
-keep going round.  Everything the scheduler needs is stored, so a restart resumes it exactly.
+This process answers SMTP (or LMTP) on its event loop, storing each message durably before it
+answers 250; its child, the back office (judge.back_office), processes the stored mail, sends
+the replies and runs due game clocks; another child, the web process (judge.web_process),
+serves the read-only web view on the ``[web] listen`` socket this process opens.  They share
+the database and socket pairs: intake wakes the worker when it stored mail, the back office
+reports what it did and that its loops keep going round.  Everything the scheduler needs is
+stored, so a restart resumes it exactly.
 
 Sessions are capped in number and length (judge.mail.sessions).  SIGTERM (or SIGINT) stops
 accepting, lets the sessions in flight finish within ``[intake] shutdown_grace`` seconds, asks
@@ -28,7 +29,7 @@ import resource
 import signal
 import socket
 import sys
-from typing import TYPE_CHECKING
+from typing import Awaitable, Callable
 
 from aiosmtpd.smtp import SMTP
 
@@ -42,9 +43,7 @@ from judge.mail.smtp_protocol import JudgeLMTP, JudgeSMTP
 from judge.notify import Notifier
 from judge.store.db import Store
 from judge.store.schema import ensure_schema
-
-if TYPE_CHECKING:
-    from aiohttp.web import AppRunner
+from judge.web_process import WebProcess, listening_socket
 
 log = logging.getLogger("judge.daemon")
 
@@ -88,7 +87,7 @@ class Daemon:
                                     max_connections=config.intake.max_connections,
                                     session_timeout=config.intake.session_timeout)
         self.server: asyncio.AbstractServer | None = None
-        self.web: AppRunner | None = None  # the web view (judge.web), when [web] listen is set
+        self.web: WebProcess | None = None  # the web view's process, when [web] listen is set
         self.notifier = Notifier()
 
     def stuck_loops(self) -> list[str]:
@@ -117,20 +116,21 @@ class Daemon:
                         "files (raise LimitNOFILE= in the systemd unit)",
                         self.limits.max_connections, soft)
 
-    def _load_web(self) -> None:
-        """Import the web view when it is on, before intake listens.  Imported after, it held
-        up the event loop for ~0.2 s just as the mail an MTA had queued while the judge was
-        down came in.  (It is imported only when it is on: a third of the start.)"""
-        if self.config.web_address is not None:
-            import judge.web.app  # noqa: F401
-
-    async def _start_web(self) -> AppRunner | None:
-        """The web view's runner, or None when ``[web] listen`` is empty."""
-        if self.config.web_address is None:
-            return None
-        from judge.web.app import start_web
-
-        return await start_web(self.store, self.config)
+    def _start_web(self) -> None:
+        """Open ``[web] listen`` and start the web view's process (judge.web_process) on it;
+        nothing when it is empty."""
+        try:
+            listening = listening_socket(self.config)
+        except OSError as exc:
+            raise ListenError(f"cannot listen on {self.config.web.listen} ([web] listen): "
+                              f"{_why_not(exc)}") from None
+        if listening is None:
+            return
+        self.web = WebProcess(self.config, self.back_office.verbose, listening)
+        self.web.start()
+        where = self.config.web_address
+        assert where is not None
+        log.info("web view on http://%s:%d/", *where)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -142,7 +142,6 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
         self._fit_connections_to_files()
-        self._load_web()
         try:
             self.server = await loop.create_server(self.limits, self.config.listen_host,
                                                    self.config.listen_port)
@@ -150,16 +149,20 @@ class Daemon:
             raise ListenError(f"cannot listen on {self.config.intake.listen} ([intake] listen): "
                               f"{_why_not(exc)}") from None
         try:
-            self.web = await self._start_web()
-        except OSError as exc:
+            self._start_web()
+        except ListenError:
             self.server.close()
-            raise ListenError(f"cannot listen on {self.config.web.listen} ([web] listen): "
-                              f"{_why_not(exc)}") from None
+            raise
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)
         self.back_office.attach()
-        supervisor = asyncio.create_task(self._supervise())
+        supervisors = [asyncio.create_task(self._supervise(
+            self.back_office.ended, self.back_office.start,
+            "the back office (worker, sender, scheduler)"))]
+        if self.web is not None:
+            supervisors.append(asyncio.create_task(self._supervise(
+                self.web.ended, self.web.start, "the web view's process")))
         watchdog = asyncio.create_task(self._watchdog_loop())
         ready = asyncio.create_task(self._ready())
         await self.stopping.wait()
@@ -168,11 +171,13 @@ class Daemon:
         self.notifier.stopping(f"stopping; {self.status_line()}")
         watchdog.cancel()
         self.server.close()
+        for supervisor in supervisors:
+            supervisor.cancel()
         if self.web is not None:
-            await self.web.cleanup()
+            await self.web.stop(self.config.intake.shutdown_grace)
+            self.web.listening.close()
         await self._drain_sessions()
         await self.writer.close()
-        supervisor.cancel()
         await self.back_office.stop(self.config.intake.shutdown_grace)
         self.store.dispose()
         log.info("stopped")
@@ -184,13 +189,15 @@ class Daemon:
         await self.back_office.running.wait()
         self.notifier.ready(self.status_line())
 
-    async def _supervise(self) -> None:
-        """Start the back office again whenever it ends while the daemon runs."""
+    async def _supervise(self, ended: Callable[[], Awaitable[int | None]],
+                         start: Callable[[], None], what: str) -> None:
+        """Start a child process (the back office, the web view's) again whenever it ends
+        while the daemon runs."""
         loop = asyncio.get_running_loop()
         pause = RESTART_PAUSE
         while not self.stopping.is_set():
             started = loop.time()
-            code = await self.back_office.ended()
+            code = await ended()
             # Under systemd (and at a Ctrl-C) both processes are signalled at once, and the
             # back office may be done first: that is a stop, not a failure.
             await self._wait(self.stopping, RESTART_PAUSE)
@@ -198,11 +205,10 @@ class Daemon:
                 return
             pause = RESTART_PAUSE if loop.time() - started > RESTART_CALM \
                 else min(RESTART_MAX, pause * 2)
-            log.error("the back office (worker, sender, scheduler) ended with exit code %s; "
-                      "starting it again", code)
+            log.error("%s ended with exit code %s; starting it again", what, code)
             await self._wait(self.stopping, pause - RESTART_PAUSE)
             if not self.stopping.is_set():
-                self.back_office.start()
+                start()
 
     async def _watchdog_loop(self) -> None:
         interval = self.notifier.watchdog_seconds

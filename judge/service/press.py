@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge.utc import as_utc
@@ -197,6 +198,33 @@ def visible_press(session: Session, game: Game, viewer: Viewer) -> list[PressVie
             broadcast=row.broadcast, body=tuple(row.body.split("\n")),
             sent_at=as_utc(row.sent_at)))  # type: ignore[arg-type]
     return out
+
+
+def _broadcast(game: Game, phase: str | None) -> list[Any]:
+    where = [Press.game_id == game.id, Press.broadcast.is_(True)]
+    return where if phase is None else [*where, Press.phase == phase]
+
+
+def broadcast_count(session: Session, game: Game, phase: str | None = None) -> int:
+    """How many broadcasts the game (or its ``phase``) has: what anybody may read of it."""
+    return session.scalar(select(func.count()).select_from(Press)
+                          .where(*_broadcast(game, phase))) or 0
+
+
+def broadcasts(session: Session, game: Game, phase: str | None, first: int, count: int
+               ) -> list[PressView]:
+    """What anybody may read of the game's press (broadcasts; a grey sender unnamed), oldest
+    first: ``count`` of them from the ``first`` (from 0).  A page of :func:`visible_press` for
+    a reader who signed on to nothing, read a page at a time (a game's press may run to
+    thousands)."""
+    rows = session.scalars(select(Press).where(*_broadcast(game, phase)).order_by(Press.id)
+                           .limit(count).offset(first))
+    return [PressView(phase=row.phase, sender=None if row.grey else row.sender, grey=row.grey,
+                      powers=tuple(r for r in row.recipients.split() if r != MASTER),
+                      to_master=MASTER in row.recipients.split(), broadcast=True,
+                      body=tuple(row.body.split("\n")),
+                      sent_at=as_utc(row.sent_at))  # type: ignore[arg-type]
+            for row in rows]
 
 
 def _sent_by(row: Press, viewer: Viewer) -> bool:
