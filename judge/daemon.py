@@ -142,17 +142,10 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
         self._fit_connections_to_files()
-        try:
-            self.server = await loop.create_server(self.limits, self.config.listen_host,
-                                                   self.config.listen_port)
-        except OSError as exc:
-            raise ListenError(f"cannot listen on {self.config.intake.listen} ([intake] listen): "
-                              f"{_why_not(exc)}") from None
-        try:
-            self._start_web()
-        except ListenError:
-            self.server.close()
-            raise
+        # the web's socket first: once intake answers, the web view's address answers too
+        self._start_web()
+        self.server = await loop.create_server(self.limits, self.config.listen_host,
+                                               self.config.listen_port)
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)

@@ -161,8 +161,9 @@ def _guarded(ctx: Context, item: Item, work: Callable[[], None], savepoint: bool
     except (CommandError, GameError, MailLimit) as exc:
         del ctx.answers[answers:], ctx.outgoing[outgoing:], ctx.reply_also[also:]
         ctx.identity = Identity.restored(identity, ctx.session) if identity else None
-        if isinstance(exc, CountedRefusal):  # a wrong password counts though nothing changed
-            exc.count(ctx.session)
+        if isinstance(exc, CountedRefusal) and (savepoint or not exc.if_undone):
+            # a wrong password counts though nothing changed
+            exc = exc.count(ctx.session) or exc
         verdict = "Not executed" if isinstance(exc, MailLimit) else "Error"
         why = refusal_text(exc) if isinstance(exc, GameError) else str(exc)
         ctx.answer(item.line_no, item.text, f"{verdict}: {why}", ok=False)

@@ -55,19 +55,20 @@ def _subjects(game: Game, client: str) -> tuple[str, str]:
     return f"{game.id}:web:{client}", str(game.id)
 
 
-def guesses_left(session: Session, game: Game, client: str, now: datetime) -> bool:
+def reserve_guess(session: Session, game: Game, client: str, now: datetime) -> bool:
+    """Count a guess of the privacy password from ``client`` before it is checked, if the
+    day's limits leave one (judge.service.privacy: the game-wide count is the mail's too)."""
     mine, everyone = _subjects(game, client)
-    return (counters.count(session, KIND, mine, now) < PER_SENDER
-            and counters.count(session, KIND, everyone, now) < PER_GAME)
+    return counters.reserve(session, KIND, [(mine, PER_SENDER), (everyone, PER_GAME)], now)
+
+
+def take_back_guess(session: Session, game: Game, client: str, now: datetime) -> None:
+    """A right password is no wrong guess: its count is taken back."""
+    for subject in _subjects(game, client):
+        counters.bump(session, KIND, subject, now, -1)
 
 
 def password_is_right(game: Game, password: str) -> bool:
     """The slow hash check (run outside any writing transaction)."""
     return (game.privacy_hash is not None and 0 < len(password) <= 64
             and check_password(password, game.privacy_hash))
-
-
-def count_wrong_guess(session: Session, game: Game, client: str, now: datetime) -> None:
-    mine, everyone = _subjects(game, client)
-    counters.bump(session, KIND, mine, now)
-    counters.bump(session, KIND, everyone, now)

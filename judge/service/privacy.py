@@ -45,25 +45,33 @@ def require_sight(session: Session, game: Game, now: datetime, *, what: str, sen
     """:func:`may_see`, or GameError saying how to get in (``what``: the command's syntax
     with the privacy password, e.g. ``HISTORY war1901 PRIVACY <password>``).
 
-    Wrong guesses are counted per UTC day (judge.store.counters): past ``PER_SENDER`` from one
-    address, or ``PER_GAME`` from everybody, no privacy password is checked for the game that
-    day.  Nobody who plays in the game is affected: they sign on."""
+    Guesses are counted per UTC day (judge.store.counters): past ``PER_SENDER`` wrong ones from
+    one address, or ``PER_GAME`` from everybody (the web's included), no privacy password is
+    checked for the game that day.  Each guess is counted *before* it is checked, atomically
+    (:func:`judge.store.counters.reserve`), and a right one is taken back: guesses made at
+    once, by several workers or by the web, can never be checked past the limits together.
+    Nobody who plays in the game is affected: they sign on."""
     if game.privacy_hash is None or signed_on_to == game.id:
         return
     if password is None:
         raise GameError("private_game", game=game.name, syntax=what)
-    mine, everyone = f"{game.id}:{sender.lower()}", str(game.id)
-    if (counters.count(session, KIND, mine, now) >= PER_SENDER
-            or counters.count(session, KIND, everyone, now) >= PER_GAME):
+    limits = [(f"{game.id}:{sender.lower()}", PER_SENDER), (str(game.id), PER_GAME)]
+    if not counters.reserve(session, KIND, limits, now):
         raise GameError("privacy_guesses_spent", game=game.name)
     if may_see(game, password=password):
+        for subject, _ in limits:  # a right password is no wrong guess
+            counters.bump(session, KIND, subject, now, -1)
         return
 
-    def count(kept: Session) -> None:
-        counters.bump(kept, KIND, mine, now)
-        counters.bump(kept, KIND, everyone, now)
+    def count_again(kept: Session) -> GameError | None:
+        # The command's savepoint, and the guess counted in it, was undone.  Others may have
+        # taken the last guesses meanwhile: then this answer must say no more than they do.
+        if counters.reserve(kept, KIND, limits, now):
+            return None
+        return GameError("privacy_guesses_spent", game=game.name)
 
-    raise CountedRefusal("wrong_privacy_password", count=count, game=game.name)
+    raise CountedRefusal("wrong_privacy_password", count=count_again, if_undone=True,
+                         game=game.name)
 
 
 def set_privacy(game: Game, password: str | None) -> None:

@@ -383,15 +383,17 @@ class WebView:
                 session.expunge(game)
                 if game.privacy_hash is None:
                     return Answer(303, b"", location=f"/games/{game.name}")
-                allowed = passes.guesses_left(session, game, client, now)
+            # counted before it is checked: guesses made at once never pass the limits together
+            with self.store.transaction() as session:
+                allowed = passes.reserve_guess(session, game, client, now)
             if not allowed:
                 return self.render("private.html", 429, game=game.name, wrong=False,
                                    too_many=True, zone="UTC", tzq="")
             if passes.password_is_right(game, password):
+                with self.store.transaction() as session:
+                    passes.take_back_guess(session, game, client, now)
                 return Answer(303, b"", cookie=(passes.cookie_name(game), passes.make_pass(game)),
                               location=f"/games/{game.name}")
-            with self.store.transaction() as session:
-                passes.count_wrong_guess(session, game, client, now)
             return self.render("private.html", 403, game=game.name, wrong=True, zone="UTC",
                                tzq="")
         return await self._answer(request, work)

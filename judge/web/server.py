@@ -31,6 +31,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from judge.config import Config
 from judge.store.db import Store
+from judge.web_process import BACKLOG
 
 log = logging.getLogger("judge.web")
 
@@ -213,6 +214,9 @@ async def serve_web(config: Config, listening: socket.socket, parent: socket.soc
     await runner.setup()
     guard.server = runner.server
     server = await loop.create_server(guard, sock=listening, backlog=ACCEPT_BATCH)
+    # asyncio takes its batch from the backlog and listens with it too: the kernel's queue
+    # stays the one the daemon gave (connections made at once wait there, not refused)
+    listening.listen(BACKLOG)
     log.info("web view serving (pid %d)", os.getpid())
     await stopping.wait()
     server.close()

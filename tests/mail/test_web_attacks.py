@@ -330,21 +330,29 @@ def guess_all_at_once(web_port: int, game: str, clients: list[str], password: st
         return list(pool.map(guess, clients))
 
 
-def test_wrong_privacy_passwords_guessed_at_once_never_pass_the_limits(web_judge) -> None:
+def test_wrong_privacy_passwords_guessed_at_once_never_pass_the_limits(judge_factory) -> None:
+    """40 wrong guesses at once from one client once had 10 checked against a limit of 5, and
+    the game-wide limit of 50 let 55 through: each guess is now counted before it is checked,
+    on SQLite and PostgreSQL alike, and the mail's guesses count with the web's."""
     from judge.service.privacy import PER_GAME, PER_SENDER
-    judge, web_port = web_judge
+    web_port = free_port()
+    judge = judge_factory(JUDGE_WEB_LISTEN=f"127.0.0.1:{web_port}", JUDGE_WEB_MAX_RENDERS="100")
     assert "created" in mailed(judge, "CREATE secret1 mpw PRIVACY hush")
     answers = guess_all_at_once(web_port, "secret1", ["192.0.2.1"] * 40, "guess")
     assert answers.count(403) == PER_SENDER and answers.count(429) == 40 - PER_SENDER, answers
     # that client's right password is not even checked now
     assert post(web_port, "/games/secret1/pass", {"password": "hush"},
                 X_Real_IP="192.0.2.1")[0] == 429
-    # from everybody: 55 clients at once, after the 5 above
+    # another client's right password is, and takes no guess away
+    assert post(web_port, "/games/secret1/pass", {"password": "hush"},
+                X_Real_IP="192.0.2.2")[0] == 303
+    # from everybody: 55 clients at once, after the 5 above, and two guesses by mail
+    assert "wrong privacy password for secret1" in mailed(judge, "LIST secret1 PRIVACY nope",
+                                               sender="s1@example.org")
     clients = [f"198.51.100.{n}" for n in range(1, 56)]
     answers = guess_all_at_once(web_port, "secret1", clients, "guess")
-    assert answers.count(403) == PER_GAME - PER_SENDER, answers
-    assert answers.count(429) == 55 - (PER_GAME - PER_SENDER)
-    # and by mail, the game's guesses are spent too
-    reply = mailed(judge, "LIST secret1 PRIVACY hush", sender="stranger@example.org")
-    assert "Too many wrong privacy passwords" in reply, reply
-
+    assert answers.count(403) == PER_GAME - PER_SENDER - 1, answers
+    assert answers.count(429) == 55 - (PER_GAME - PER_SENDER - 1)
+    # and by mail, the game's guesses are spent too: the right password is not checked
+    reply = mailed(judge, "LIST secret1 PRIVACY hush", sender="s2@example.org")
+    assert "too many wrong privacy passwords for secret1 today" in reply, reply

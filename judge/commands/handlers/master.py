@@ -58,6 +58,7 @@ def _process_now(ctx: Context, game: Game) -> list[Event]:
         def record(kept: Session) -> None:  # after the refused command is undone
             notices = record_fault(kept, game.id, ctx.now, what, detail)
             ctx.outgoing.extend(outgoing_for(notices, ctx.config.judge.name))
+            return None
 
         raise CountedRefusal("process_fault", count=record, phase=phase,
                              detail=detail) from None
