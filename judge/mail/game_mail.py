@@ -25,7 +25,7 @@ from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
 from judge.mail.recipients import screen
 from judge.mail.times import zones_of
-from judge.service.passes import link_query
+from judge.service.passes import link_query, seat_of
 from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
                                   GameResumed, GameStarted, LateNotice, OrdersAwaited,
                                   OrdersByMaster, ParameterChanged, PhaseProcessed,
@@ -130,29 +130,36 @@ def queue_outgoing(session: Session, composer: Composer, config: Config,
             continue
         # times in the text are written in each recipient's zone: rendered once per zone
         zones = zones_of(session, out.game, to)
-        link = _web_pass(session, config, out.game)
-        texts = {zone: composer.render(out.template, **variables, **out.variables, zone=zone,
-                                       web_pass=link)
-                 for zone in dict.fromkeys(zones.values())}
+        # a private game's link carries a code of each recipient's own: one text each then
+        links = _web_codes(session, config, out.game, to, now)
+        kinds = {r: (zones[r], links.get(r, "")) for r in to}
+        texts = {kind: composer.render(out.template, **variables, **out.variables,
+                                       zone=kind[0], web_code=kind[1])
+                 for kind in dict.fromkeys(kinds.values())}
         picture = results_attachment(session, out.game, out.map_phase) if out.map_phase \
             else None
         no_picture = pictures_off(session, out.game) if picture else set()
         # built once per text, copied per recipient (the copies differ in To and Message-ID)
-        copies = {zone: composer.broadcast_copies(subject=out.subject, body=text, now=now)
-                  for zone, text in texts.items()}
+        copies = {kind: composer.broadcast_copies(subject=out.subject, body=text, now=now)
+                  for kind, text in texts.items()}
         for recipient in to:
-            enqueue_copy(session, copies[zones[recipient]], recipient, inbound_id=inbound_id,
+            enqueue_copy(session, copies[kinds[recipient]], recipient, inbound_id=inbound_id,
                          attachment=None if recipient in no_picture else picture)
             count += 1
     return count
 
 
-def _web_pass(session: Session, config: Config, game_name: str | None) -> str:
-    """The pass a link to a private game's page carries in mail to its own people."""
+def _web_codes(session: Session, config: Config, game_name: str | None, to: list[str],
+               now: datetime) -> dict[str, str]:
+    """The code a link to a private game's page carries in mail to each of its own people
+    (judge.service.passes: good once, and only while the recipient's seat is theirs); none
+    for a public game."""
     if not config.web_url or not game_name:
-        return ""
+        return {}
     game = session.scalars(select(Game).where(Game.name_key == game_name.lower())).first()
-    return link_query(game) if game is not None else ""
+    if game is None or game.privacy_hash is None:
+        return {}
+    return {address: link_query(game, seat_of(session, game, address), now) for address in to}
 
 
 def queue_events(session: Session, composer: Composer, config: Config, events: list[Event],

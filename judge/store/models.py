@@ -337,6 +337,17 @@ class Press(Base):
     sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class WebLinkUse(Base):
+    """A link from mail to a private game's page that has been opened: each is good once
+    (judge.service.passes).  Kept until the link would have expired anyway."""
+
+    __tablename__ = "web_link_uses"
+    __table_args__ = (Index("ix_web_link_uses_expires", "expires_at"),)
+
+    nonce: Mapped[str] = mapped_column(String(32), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class DailyCount(Base):
     """How often something happened on one (UTC) day: CREATEs by an address, new addresses
     written to because of an address's mail, failed SIGNONs for a role (judge.store.counters).

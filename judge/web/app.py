@@ -18,6 +18,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Callable, Hashable
 from urllib.parse import urlencode
 
@@ -272,10 +273,15 @@ class WebView:
             return self._json({"error": message}, status)
         return self.render("error.html", status, message=message, zone="UTC", tzq="", **page)
 
+    @property
+    def pass_lifetime(self) -> timedelta:
+        return timedelta(days=self.config.web.pass_days)
+
     def _visible(self, session: Any, name: str, cookies: dict[str, str]) -> Any:
         """The game, if the reader may see it; NotFound, or a PermissionError."""
         game = views.find_public_game(session, name)
-        if not passes.pass_is_good(game, cookies.get(passes.cookie_name(game))):
+        if not passes.pass_is_good(session, game, cookies.get(passes.cookie_name(game)),
+                                   utcnow()):
             raise PermissionError(game.name)
         return game
 
@@ -284,13 +290,13 @@ class WebView:
         """A worker that reads the named game (if visible) and answers with ``make``."""
         name = request.match_info["name"]
         cookies = dict(request.cookies)
-        given = request.query.get("pass")
+        code = request.query.get("code")
+        if code is not None and not api:
+            return lambda: self._open_link(name, code, cookies, request.path + _zone(request)[1])
 
         def work() -> Answer:
             with self.store.reading() as session:
                 try:
-                    if given is not None:
-                        return self._pass_from_link(session, name, given, request.path)
                     game = self._visible(session, name, cookies)
                     answer = make(session, game)
                     answer.private = game.privacy_hash is not None
@@ -306,15 +312,25 @@ class WebView:
                                        zone="UTC", tzq="")
         return work
 
-    def _pass_from_link(self, session: Any, name: str, given: str, path: str) -> Answer:
-        """A link from mail with the game's pass: the cookie, and the page without the pass
-        in its address (so that it is neither bookmarked nor shown)."""
-        game = views.find_public_game(session, name)
-        if game.privacy_hash is not None and not passes.pass_is_good(game, given):
-            raise PermissionError(game.name)
-        cookie = ((passes.cookie_name(game), given) if game.privacy_hash is not None
-                  else None)
-        return Answer(303, b"", cookie=cookie, location=path)
+    def _open_link(self, name: str, code: str, cookies: dict[str, str], page: str) -> Answer:
+        """A link from mail with a one-time code: the pass it gives (a cookie), and the page
+        without the code in its address (the zone kept).  A code used before, or too old,
+        opens nothing, unless the reader holds a good pass already."""
+        now = utcnow()
+        with self.store.transaction() as session:
+            try:
+                game = views.find_public_game(session, name)
+            except views.NotFound as exc:
+                return self._error(False, 404, f"{exc}.")
+            if game.privacy_hash is None:
+                return Answer(303, b"", location=page)
+            given = passes.use_code(session, game, code[:200], now, self.pass_lifetime)
+            if given is not None:
+                return Answer(303, b"", cookie=(passes.cookie_name(game), given), location=page)
+            if passes.pass_is_good(session, game, cookies.get(passes.cookie_name(game)), now):
+                return Answer(303, b"", location=page)
+            return self.render("private.html", 403, game=game.name, wrong=False, spent=True,
+                               zone="UTC", tzq="")
 
     # ------------------------------------------------------------------ pages
 
@@ -392,8 +408,8 @@ class WebView:
             if passes.password_is_right(game, password):
                 with self.store.transaction() as session:
                     passes.take_back_guess(session, game, client, now)
-                return Answer(303, b"", cookie=(passes.cookie_name(game), passes.make_pass(game)),
-                              location=f"/games/{game.name}")
+                return Answer(303, b"", cookie=(passes.cookie_name(game), passes.make_pass(
+                    game, None, now, self.pass_lifetime)), location=f"/games/{game.name}")
             return self.render("private.html", 403, game=game.name, wrong=True, zone="UTC",
                                tzq="")
         return await self._answer(request, work)
@@ -493,8 +509,8 @@ def _number(request: web.Request, name: str) -> int | None:
 def _page_key(request: web.Request, route: str, *read: Any) -> Hashable | None:
     """What a game's (or tournament's) answer is kept under: the route, the names in its path
     as the store looks them up, and what else of the request it reads (``read``).  None for
-    a link from mail carrying a pass, which is never kept."""
-    if "pass" in request.query:
+    a link from mail carrying a code, which is never kept."""
+    if "code" in request.query:
         return None
     names = request.match_info
     phase = names.get("phase")

@@ -18,7 +18,7 @@ from judge.service.disclosure import addresses_shown, setting_name
 from judge.service.formal_games import list_facts
 from judge.service.games import dummy_seats, find_game, rules_of, seats, variant_title
 from judge.service.privacy import is_private, may_see, require_sight
-from judge.store.models import Game, GameState
+from judge.store.models import Game, GameState, Seat
 from judge.resources import templates_dir
 
 
@@ -78,9 +78,11 @@ def list_command(ctx: Context, cmd: Command) -> None:
                       what=f"LIST {game.name} PRIVACY <privacy password>")
         mine = identity if identity is not None and identity.game_id == game.id else None
         from judge.service.passes import link_query
+        seat = ctx.session.get(Seat, mine.seat_id) if mine is not None else None
         ctx.answer(cmd.line_no, cmd.text,
                    ctx.render("game/list_game.txt", **describe_game(ctx, game, mine),
-                              web_pass=link_query(game), **ctx.template_vars()))
+                              web_code=link_query(game, seat, ctx.now),
+                              **ctx.template_vars()))
         return
     # private games are listed only to a mail signed on to them
     games = [g for g in ctx.session.scalars(select(Game).order_by(Game.name_key))
