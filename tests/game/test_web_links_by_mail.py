@@ -125,7 +125,7 @@ def test_a_pass_expires_and_a_departed_players_pass_is_void(judge_in_process: Ju
         assert web.get(russia_link).status == 403
         # a month later every pass and link is out of date
         later = utcnow() + timedelta(days=j.config.web.pass_days, minutes=1)
-        monkeypatch.setattr(app, "utcnow", lambda: later)
+        monkeypatch.setattr(app, "utcnow", lambda when=later: when)
         for crumb in (italy, stranger):
             assert web.get(f"/games/{G}", Cookie=crumb).status == 403
         assert web.get(link_of(j, assigned["TURKEY"])).status == 403
