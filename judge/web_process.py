@@ -1,7 +1,7 @@
 """The web view's own process, a child of the daemon: started, watched and stopped from here.
 
 The daemon opens the web view's listening socket (``[web] listen``) and hands it to a child
-process that serves it (judge.web.server), at the back office's CPU priority.  Apart, the web
+process that serves it (judge.web.server), a step below the back office's CPU priority.  Apart, the web
 can take neither CPU time, nor memory, nor file descriptors from SMTP intake: a flood of pages,
 map pictures or slow connections is the web process's business, and the kernel gives the
 daemon the CPU first.  The socket stays the daemon's while the child runs, so a web process
@@ -84,15 +84,31 @@ class WebProcess:
             self._sock = None
 
 
+def run_below_back_office(niceness: int) -> None:
+    """This process's CPU priority: a step below the back office's (``[worker] niceness``),
+    so that a flood of pages takes CPU from neither intake nor the worker and the sender.
+    Below nice 19 there is only Linux's idle scheduling (the CPU when nobody else wants it)."""
+    from judge.child_processes import lower_priority
+
+    if niceness < 19:
+        lower_priority(niceness + 1)
+        return
+    lower_priority(19)
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass  # not Linux: nice 19, as the back office
+
+
 def main(config: Config, verbose: bool, listening: socket.socket, sock: socket.socket) -> None:
     """The process's entry point (started by :class:`WebProcess`)."""
-    from judge.child_processes import die_with_parent, lower_priority
+    from judge.child_processes import die_with_parent
     from judge.logs import setup_logging
 
     die_with_parent()
     os.environ.pop("NOTIFY_SOCKET", None)  # systemd hears from the daemon only
     setup_logging(verbose)
-    lower_priority(config.worker.niceness)  # before any thread: they inherit it
+    run_below_back_office(config.worker.niceness)  # before any thread: they inherit it
     from judge.web.server import serve_web
 
     try:
