@@ -237,9 +237,10 @@ def main() -> int:
     for name, (accept, reply) in (("quiet", quiet), ("flooded", flooded)):
         print(line(f"SMTP acceptance, {name}:", accept))
         print(line(f"reply, {name}:", reply))
-    print(f"  flooded / quiet: acceptance median {statistics.median(flooded[0]) / statistics.median(quiet[0]):.2f}x, "
+    median = statistics.median
+    print(f"  flooded / quiet: acceptance median {median(flooded[0]) / median(quiet[0]):.2f}x, "
           f"p95 {p95(flooded[0]) / p95(quiet[0]):.2f}x; reply median "
-          f"{statistics.median(flooded[1]) / statistics.median(quiet[1]):.2f}x, p95 "
+          f"{median(flooded[1]) / median(quiet[1]):.2f}x, p95 "
           f"{p95(flooded[1]) / p95(quiet[1]):.2f}x")
     print(f"  the flood: {got['answered']} answers, {got['busy']} told 503, {got['failed']} "
           f"failed; {got['slow_open']} slow connections opened, {got['slow_closed']} closed "
