@@ -116,21 +116,16 @@ class Daemon:
                         "files (raise LimitNOFILE= in the systemd unit)",
                         self.limits.max_connections, soft)
 
-    def _start_web(self) -> None:
-        """Open ``[web] listen`` and start the web view's process (judge.web_process) on it;
-        nothing when it is empty."""
+    def _open_web(self) -> None:
+        """Open ``[web] listen`` for the web view's process (judge.web_process); nothing when
+        it is empty."""
         try:
             listening = listening_socket(self.config)
         except OSError as exc:
             raise ListenError(f"cannot listen on {self.config.web.listen} ([web] listen): "
                               f"{_why_not(exc)}") from None
-        if listening is None:
-            return
-        self.web = WebProcess(self.config, self.back_office.verbose, listening)
-        self.web.start()
-        where = self.config.web_address
-        assert where is not None
-        log.info("web view on http://%s:%d/", *where)
+        if listening is not None:
+            self.web = WebProcess(self.config, self.back_office.verbose, listening)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -143,9 +138,18 @@ class Daemon:
             loop.add_signal_handler(sig, self.stopping.set)
         self._fit_connections_to_files()
         # the web's socket first: once intake answers, the web view's address answers too
-        self._start_web()
-        self.server = await loop.create_server(self.limits, self.config.listen_host,
-                                               self.config.listen_port)
+        self._open_web()
+        try:
+            self.server = await loop.create_server(self.limits, self.config.listen_host,
+                                                   self.config.listen_port)
+        except OSError as exc:
+            if self.web is not None:
+                self.web.listening.close()
+            raise ListenError(f"cannot listen on {self.config.intake.listen} ([intake] listen): "
+                              f"{_why_not(exc)}") from None
+        if self.web is not None:
+            self.web.start()
+            log.info("web view on http://%s:%d/", *self.web.listening.getsockname()[:2])
         log.info("judge %s listening for %s on %s, replies via %s", __version__,
                  self.config.intake.protocol.upper(), self.config.intake.listen,
                  self.config.outbound.transport)

@@ -112,6 +112,6 @@ def main(config: Config, verbose: bool, listening: socket.socket, sock: socket.s
     from judge.web.server import serve_web
 
     try:
-        asyncio.run(serve_web(config, listening, sock))
+        asyncio.run(serve_web(config, listening, sock, BACKLOG))
     except KeyboardInterrupt:  # pragma: no cover - SIGINT before the handlers are set
         pass

@@ -31,7 +31,6 @@ from aiohttp.web_protocol import RequestHandler
 
 from judge.config import Config
 from judge.store.db import Store
-from judge.web_process import BACKLOG
 
 log = logging.getLogger("judge.web")
 
@@ -190,8 +189,10 @@ class ConnectionGuard:
                         "files (raise LimitNOFILE= in the systemd unit)", room, soft)
 
 
-async def serve_web(config: Config, listening: socket.socket, parent: socket.socket) -> None:
-    """Serve the web view on ``listening`` until SIGTERM, or until the daemon is gone."""
+async def serve_web(config: Config, listening: socket.socket, parent: socket.socket,
+                    backlog: int) -> None:
+    """Serve the web view on ``listening`` (whose listen queue is ``backlog`` long) until
+    SIGTERM, or until the daemon is gone."""
     from judge.web.app import WebView
 
     loop = asyncio.get_running_loop()
@@ -216,7 +217,7 @@ async def serve_web(config: Config, listening: socket.socket, parent: socket.soc
     server = await loop.create_server(guard, sock=listening, backlog=ACCEPT_BATCH)
     # asyncio takes its batch from the backlog and listens with it too: the kernel's queue
     # stays the one the daemon gave (connections made at once wait there, not refused)
-    listening.listen(BACKLOG)
+    listening.listen(backlog)
     log.info("web view serving (pid %d)", os.getpid())
     await stopping.wait()
     server.close()
