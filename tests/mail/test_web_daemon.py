@@ -91,3 +91,27 @@ def test_the_web_view_runs_in_a_process_of_its_own(tmp_path, migrated_db_url) ->
     result = subprocess.run([sys.executable, "-c", PROCESS_PROBE], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "the daemon has imported: []", result.stderr
+
+
+def test_a_web_process_that_dies_is_started_again_and_mail_goes_on(judge_factory) -> None:
+    """A crash of the web view's process (a picture that could not be drawn, say) takes
+    nothing else down: mail is accepted and answered meanwhile, and the web comes back on the
+    same port (connections made meanwhile wait in its queue)."""
+    import os
+    import re
+    import signal
+
+    from conftest import polls
+    web_port = free_port()
+    judge = judge_factory(JUDGE_WEB_LISTEN=f"127.0.0.1:{web_port}")
+    judge.wait_log("web view serving")
+    [pid] = re.findall(r"web view process started \(pid (\d+)\)", judge.log())
+    os.kill(int(pid), signal.SIGKILL)
+    judge.send(make_mail("VERSION", sender="after@example.org"))
+    judge.wait_replies(1)
+    assert get(web_port, "/")[0] == 200  # served by the process started again
+    for _ in polls(20):
+        if "the web view's process ended with exit code -9; starting it again" in judge.log():
+            break
+    assert len(re.findall(r"web view process started", judge.log())) == 2
+    assert judge.stop() == 0
