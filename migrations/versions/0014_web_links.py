@@ -1,14 +1,14 @@
 """Links from mail to a private game's page are good once: the nonces of those opened, kept
 until the link would have expired anyway (judge.service.passes).
 
-Revision ID: 0015
+Revision ID: 0014
 Revises: 0013
 Create Date: 2026-11-28
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0015"
+revision = "0014"
 down_revision = "0013"
 branch_labels = None
 depends_on = None
