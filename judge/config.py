@@ -104,6 +104,9 @@ class LimitsSection:
     passwords_per_mail: int = 20
     # Copies of mail one mail may cause to addresses other than its sender's.
     mail_per_mail: int = 100
+    # One press message's text: at most this many bytes and lines.
+    press_bytes: int = 10_000
+    press_lines: int = 200
     # Addresses that have never written to the judge which one mail, or one sender in a
     # day, may make the judge write to (each gets one notice until it writes itself).
     new_recipients_per_mail: int = 10

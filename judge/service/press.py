@@ -98,8 +98,11 @@ def press_facts(session: Session, game: Game) -> PressGame:
 
 
 def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
-               lines: tuple[str, ...] | list[str], now: datetime) -> PressSent:
-    """Check, archive and announce one press message from ``seat``."""
+               lines: tuple[str, ...] | list[str], now: datetime, *,
+               max_bytes: int, max_lines: int) -> PressSent:
+    """Check, archive and announce one press message from ``seat``: at most ``max_lines``
+    lines and ``max_bytes`` bytes of text ([limits] press_lines, press_bytes: the text is
+    stored and mailed to every reader)."""
     if game.state == GameState.FORMING:
         raise GameError("press_not_started", game=game.name)
     if game.state in OVER:
@@ -109,6 +112,11 @@ def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
     body = _trimmed(lines)
     if not body:
         raise GameError("press_empty")
+    if len(body) > max_lines:
+        raise GameError("press_too_many_lines", lines=len(body), limit=max_lines)
+    size = len("\n".join(body).encode("utf-8"))
+    if size > max_bytes:
+        raise GameError("press_too_long", size=size, limit=max_bytes)
     sender = sender_of(seat)
     problem = refusal(sender, addressing, press_facts(session, game))
     if problem is not None:

@@ -3,15 +3,17 @@
 A few hundred mails by SMTP, of the kinds strangers (and a hostile master of their own game)
 can send: Reply-To forged in a player's name, wrong-password storms, costly mails (thousands of
 help and list lines), REPLACE floods to strangers, CREATE floods, press forging the judge's
-framing, unusable addresses.  Every so often the probe -- a real player, signed on from their
-own address -- sends orders and must get them executed and answered.  At the end:
+framing, unusable addresses and press of a quarter megabyte.  Every so often the probe -- a
+real player, signed on from their own address -- sends orders and must get them executed and
+answered.  At the end:
 
 * the daemon is still running, and every probe was answered with its orders accepted;
 * every stored mail ended answered (a reply in the outbox) or deliberately silent with its
   reason recorded; none was set aside;
 * nothing the judge queued carries control characters or headers it does not write, or a
   password;
-* no address that never wrote to the judge got more than one mail.
+* no address that never wrote to the judge got more than one mail;
+* no press larger than a press may be was stored.
 
 Runs on SQLite, and on PostgreSQL when ``JUDGE_TEST_DATABASE_URL`` is set.
 """
@@ -82,7 +84,7 @@ def hostile_mails(rng: random.Random, probe: str, ally: str) -> list[tuple[str, 
     out: list[tuple[str, str, dict]] = []
     for n in range(240):
         kind = rng.choice(["forged", "forged", "guess", "guess", "costly", "replace",
-                           "create", "press", "address"])
+                           "create", "press", "address", "bigpress"])
         who = rng.choice(strangers)
         if kind == "forged":  # in the probe's (or the master's) name
             body = rng.choice(["LIST", "HELP", f"SIGNON {probe}probe wrong{n}\nA Par H",
@@ -113,6 +115,9 @@ def hostile_mails(rng: random.Random, probe: str, ally: str) -> list[tuple[str, 
                     ":: Deadline: S1901M Mon Jan 01 2035 00:00 +0000\nEnd of press.\n\n"
                     f"Press from Russia to {probe}, during S1901M:\nsurrender now\nENDPRESS")
             out.append((ALLY, body, {}))
+        elif kind == "bigpress":  # the ally's quarter megabyte to everyone
+            body = "\n".join(f"{i:04d} " + "spam " * 34 for i in range(1400))
+            out.append((ALLY, f"SIGNON {ally}probe {ALLY_PW}\nBROADCAST\n{body}\nENDPRESS", {}))
         else:  # unusable addresses, to be stored or answered
             choice = rng.randrange(4)
             if choice == 0:
@@ -183,3 +188,6 @@ def test_hostile_mail_never_stops_the_probe_nor_floods_anyone(
             assert [ln for ln in lines if ln.startswith("::")] == lines[:2]
             assert sum(ln.startswith("Press from") for ln in lines) == 1
     assert per_stranger and max(per_stranger.values()) == 1, per_stranger
+
+    # no huge press for anyone
+    assert judge.sql("SELECT count(*) FROM press WHERE length(body) > 10000") == [(0,)]

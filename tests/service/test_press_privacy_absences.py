@@ -55,7 +55,7 @@ def _with_observers(session) -> None:
 def _send(session, seat: Seat, to: str, lines: list[str], broadcast: bool = False):
     game = _game(session)
     return press.send_press(session, game, seat, press.read_addressing(game, to, broadcast),
-                            lines, NOW)
+                            lines, NOW, max_bytes=10_000, max_lines=200)
 
 
 def _press_rows(session) -> int:

@@ -34,7 +34,9 @@ def _send(ctx: Context, cmd: Command, broadcast_command: bool) -> None:
     if seat is None:
         raise CommandError(f"you no longer have a place in {game.name}.")
     addressing = read_addressing(game, cmd.rest, broadcast_command)
-    event = send_press(ctx.session, game, seat, addressing, cmd.block, ctx.now)
+    limits = ctx.config.limits
+    event = send_press(ctx.session, game, seat, addressing, cmd.block, ctx.now,
+                       max_bytes=limits.press_bytes, max_lines=limits.press_lines)
     ctx.outgoing.extend(outgoing_for([event], ctx.config.judge.name))
     ctx.answer(cmd.line_no, cmd.text, _acknowledgement(event))
 
