@@ -66,7 +66,7 @@ def build(path: Path, games: int, due: int) -> Store:
         rows[k * step]["deadline"] = now - timedelta(minutes=1)
     seats = [dict(game_id=g + 1, kind="power", power=p, address=f"{p.lower()}{g}@example.org",
                   password_hash=FAKE_HASH, wait=False, orders="{}", status="active",
-                  joined_at=now)
+                  joined_at=now, confirmed_at=now)
              for g in range(games) for p in m.powers]
     with store.transaction() as s:
         s.execute(insert(Game), rows)

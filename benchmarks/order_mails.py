@@ -67,7 +67,7 @@ def build(path: Path, games: int, hashes: list[str]) -> tuple[Store, list[str]]:
     powers = sorted(m.powers)
     seats = [dict(game_id=g + 1, kind="power", power=p, address=f"{p.lower()}{g}@example.org",
                   password_hash=hashes[g * len(powers) + i], wait=False, orders="{}",
-                  status="active", joined_at=now)
+                  status="active", joined_at=now, confirmed_at=now)
              for g in range(games) for i, p in enumerate(powers)]
     with store.transaction() as s:
         s.execute(insert(Game), rows)

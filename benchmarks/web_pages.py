@@ -64,11 +64,13 @@ def build(path: Path, games: int) -> Store:
             for i, name in enumerate(names)])
         s.execute(insert(Seat), [dict(
             game_id=g + 1, kind="power", power=power, address=f"p{g}-{power}@example.org",
-            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now)
+            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now,
+            confirmed_at=now)
             for g in range(len(names)) for power in POWERS])
         s.execute(insert(Seat), [dict(
             game_id=g + 1, kind="master", power=None, address=f"gm{g}@example.org",
-            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now)
+            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now,
+            confirmed_at=now)
             for g in range(len(names))])
     played = [1, *range(2, len(names) + 1, 10)]
     for game_id in played:

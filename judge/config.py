@@ -107,6 +107,12 @@ class LimitsSection:
     # One press message's text: at most this many bytes and lines.
     press_bytes: int = 10_000
     press_lines: int = 200
+    # Observers of one game, those still to confirm included (one seat per address).
+    observers_per_game: int = 30
+    # Days a confirmation code (OBSERVE, REPLACE, SET ADDRESS) stays valid, and the wrong
+    # codes one address may send a day (then its CONFIRMs are not checked until midnight).
+    confirm_days: int = 3
+    confirm_failures_per_sender: int = 5
     # Addresses that have never written to the judge which one mail, or one sender in a
     # day, may make the judge write to (each gets one notice until it writes itself).
     new_recipients_per_mail: int = 10
@@ -383,3 +389,5 @@ def validate(config: Config) -> None:
     for name, value in vars(config.limits).items():
         if value < 0:
             raise ConfigError(f"[limits] {name} must not be negative")
+    if config.limits.confirm_days < 1:
+        raise ConfigError("[limits] confirm_days must be at least 1")

@@ -141,6 +141,8 @@ BAD_FILES = {
     "negative niceness": ("[worker]\nniceness = -5\n", "[worker] niceness must be 0 to 19"),
     "negative limit": ("[limits]\ncreates_per_day = -1\n",
                        "[limits] creates_per_day must not be negative"),
+    "codes that never work": ("[limits]\nconfirm_days = 0\n",
+                              "[limits] confirm_days must be at least 1"),
 }
 
 

@@ -76,9 +76,12 @@ class Context:
     # different orders given in one mail; a later mail replaces them)
     order_keys: dict[int, set[str]] = field(default_factory=dict)
 
-    def answer(self, line_no: int, text: str, response: str, ok: bool = True) -> None:
-        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok,
-                                   seat=getattr(self.identity, "seat_id", None)))
+    def answer(self, line_no: int, text: str, response: str, ok: bool = True,
+               sender_only: bool = False) -> None:
+        """The answer to a line; ``sender_only``: not copied to the registered address of
+        the role the mail signed on as (it is the sender's alone, a code mailed to it)."""
+        seat = None if sender_only else getattr(self.identity, "seat_id", None)
+        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok, seat=seat))
 
     def note(self, text: str, response: str, seat: int | None = None) -> None:
         self.answers.append(Answer(0, text, response.rstrip("\n"), True, note=True, seat=seat))

@@ -43,8 +43,10 @@ class Overflow:
 
 def plan(lines: list[str] | tuple[str, ...], limit: int) -> tuple[list[Item], Overflow | None]:
     """The mail's commands and order lines, the first ``limit`` of them to execute (the
-    judge's own lines pasted back are not counted: they are never executed)."""
-    items = read_items(list(lines), limit)
+    judge's own lines pasted back are not counted: they are never executed), those that run
+    first (CONFIRM, judge.commands.registry) before the others."""
+    read = read_items(list(lines), limit)
+    items = sorted(read, key=lambda i: not (isinstance(i, Command) and i.spec.runs_first))
     executed = [k for k, item in enumerate(items) if not isinstance(item, JudgeLine)]
     if len(executed) <= limit:
         return items, None

@@ -84,6 +84,9 @@ class CommandSpec:
     # The words the command's one argument may be (any case), for a switch such as ON|OFF:
     # another word gets ``wrong_args`` too.
     one_of: tuple[str, ...] = ()
+    # Executed before the mail's other lines, wherever it stands (CONFIRM: a SIGNON above it
+    # may need it).
+    runs_first: bool = False
 
     def args_problem(self, args: tuple[str, ...]) -> str | None:
         """Why the command cannot take these words, by their number; None when it can."""
@@ -119,11 +122,13 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
             aliases: tuple[tuple[str, ...], ...] = (), secrets: Secrets | None = None,
             informational: bool = False, prepare: Preparer | None = None,
             args: tuple[int, int | None] | None = None,
-            wrong_args: str = "", one_of: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+            wrong_args: str = "", one_of: tuple[str, ...] = (),
+            runs_first: bool = False) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of the command ``words``.  ``args``
     declares how many words may follow the name (at least, at most or None), ``wrong_args``
     the answer when another number does (the execution checks, the handler need not);
-    ``one_of`` the words a switch's one argument may be (it implies ``args=(1, 1)``)."""
+    ``one_of`` the words a switch's one argument may be (it implies ``args=(1, 1)``);
+    ``runs_first`` commands are executed before the mail's other lines."""
     if one_of and args is None:
         args = (1, 1)
 
@@ -132,7 +137,8 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
         key = tuple(w.upper() for w in words)
         spec = CommandSpec(key, handler, roles, syntax or " ".join(key), summary, states,
                            block_end, stops_reading, aliases, secrets, informational, prepare,
-                           args, wrong_args, tuple(w.upper() for w in one_of))
+                           args, wrong_args, tuple(w.upper() for w in one_of),
+                           runs_first)
         for k in (key, *aliases):
             if k in _REGISTRY:
                 raise ValueError(f"command {' '.join(k)} registered twice")

@@ -13,6 +13,11 @@ from judge.mail.sign_offs import is_phone_signature
 _QUOTED = re.compile(r"^\s*>")
 # The longest line the reply names as the one where an original began.
 _NAMED = 80
+# The line a mail from the judge asks its reader to answer with (CONFIRM and a code of ten
+# letters and digits, judge.service.confirmations): read wherever it is, quoted, below a
+# signature or in the original below a reply, for whoever answers may quote it rather than
+# write it again.  Only the code proves anything, and only its reader knows it.
+_CONFIRM = re.compile(r"^[\s>]*(CONFIRM\s+[A-Z0-9]{5}-?[A-Z0-9]{5})\s*$", re.IGNORECASE)
 
 
 class Body(NamedTuple):
@@ -74,6 +79,8 @@ def read_body(text: str) -> Body:
     original's lines are dropped, and counted with the quoted ones -- and at ``SIGNOFF``, which
     is kept as the last line so that it gets answered. A ``SIGNOFF`` line may carry a ``//``
     comment. Trailing whitespace is stripped, blank lines are kept, trailing blank lines go.
+    A ``CONFIRM <code>`` line is read even quoted, or below a signature or original (each
+    code once), but not after SIGNOFF.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = [line.rstrip() for line in text.split("\n")]
@@ -81,14 +88,20 @@ def read_body(text: str) -> Body:
     out: list[str] = []
     quoted = 0
     skip = 0
+    stopped = len(lines)
     for i, line in enumerate(lines):
         if skip:
             skip -= 1
             continue
         if line == "--" or is_phone_signature(line):  # "-- ", "--" (trailing blanks are gone)
+            stopped = i
             break
         if _QUOTED.match(line):
-            quoted += 1
+            confirm = _CONFIRM.match(line)
+            if confirm:
+                out.append(confirm.group(1))
+            else:
+                quoted += 1
             continue
         if may_begin_original(line):
             attribution = _introduces_quote(lines, i, next_text)
@@ -98,11 +111,12 @@ def read_body(text: str) -> Body:
             if _starts_original(lines, i, next_text):
                 original = lines[i:]
                 quoted += sum(1 for ln in original if ln.strip())
-                return Body(_without_trailing_blanks(out), quoted, _shortened(line.strip()))
+                return Body(_with_confirms(_without_trailing_blanks(out), original), quoted,
+                            _shortened(line.strip()))
         out.append(line)
         if line.split("//", 1)[0].strip().upper() == "SIGNOFF":
             break
-    return Body(_without_trailing_blanks(out), quoted, "")
+    return Body(_with_confirms(_without_trailing_blanks(out), lines[stopped:]), quoted, "")
 
 
 def _without_trailing_blanks(out: list[str]) -> list[str]:
@@ -113,3 +127,19 @@ def _without_trailing_blanks(out: list[str]) -> list[str]:
 
 def _shortened(line: str) -> str:
     return line if len(line) <= _NAMED else line[:_NAMED - 1] + "…"
+
+
+def _with_confirms(out: list[str], rest: list[str]) -> list[str]:
+    """``out`` and the CONFIRM lines of ``rest`` (the lines below where reading stopped),
+    each code once (an answer may both write it and quote it: a second CONFIRM of the same
+    code would be a wrong one)."""
+    codes: set[str] = set()
+    kept: list[str] = []
+    for line in out + [m.group(1) for m in map(_CONFIRM.match, rest) if m]:
+        if _CONFIRM.match(line):
+            code = line.split(None, 1)[1].replace("-", "").upper()
+            if code in codes:
+                continue
+            codes.add(code)
+        kept.append(line)
+    return kept

@@ -25,11 +25,12 @@ from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
 from judge.mail.recipients import screen
 from judge.mail.times import zones_of
+from judge.service.confirmations import standing
 from judge.service.passes import link_query, seat_of
-from judge.service.events import (Event, FormalRepaired, GameEnded, GameFault, GameNotice,
-                                  GameResumed, GameStarted, LateNotice, OrdersAwaited,
-                                  OrdersByMaster, ParameterChanged, PhaseProcessed,
-                                  PlayerRemoved, PowerAssigned, PressSent,
+from judge.service.events import (ConfirmationAsked, Event, FormalRepaired, GameEnded,
+                                  GameFault, GameNotice, GameResumed, GameStarted, LateNotice,
+                                  OrdersAwaited, OrdersByMaster, ParameterChanged,
+                                  PhaseProcessed, PlayerRemoved, PowerAssigned, PressSent,
                                   Reminder, SignonFailures)
 from judge.store.models import Game
 
@@ -72,7 +73,9 @@ _MAILS: dict[type, tuple[str, Callable[[Any], str]]] = {
     PhaseProcessed: ("game/results.txt", lambda e: "Results"),
     PowerAssigned: ("game/assigned.txt", lambda e: f"You are {e.power.capitalize()}"),
     PlayerRemoved: ("game/removed.txt", lambda e: {
-        "ejected": "Ejected", "replaced": "Replaced", "dummy": "Power made a dummy"}[e.how]),
+        "ejected": "Ejected", "replaced": "Replaced", "dummy": "Power made a dummy",
+        "closed": "Closed to observers"}[e.how]),
+    ConfirmationAsked: ("game/confirm.txt", lambda e: "Confirm your address"),
     OrdersByMaster: ("game/master_orders.txt",
                      lambda e: f"Orders for {e.power.capitalize()} by the master"),
     Reminder: ("game/reminder.txt", lambda e: f"Reminder: {letters(e.powers)}"),
@@ -103,10 +106,26 @@ def outgoing_for(events: Iterable[Event], judge_name: str) -> list[Outgoing]:
                        for to, master_copy in ((e.to, False), (e.master_to, True)) if to)
         elif e.to and type(e) in _MAILS:
             template, subject = _MAILS[type(e)]
+            asks = isinstance(e, ConfirmationAsked) or (
+                isinstance(e, PowerAssigned) and e.confirm_code is not None)
             out.append(Outgoing(template, list(e.to), _subject(judge_name, e, subject(e)),
                                 {"event": e}, e.game,
-                                map_phase=e.phase if isinstance(e, PhaseProcessed) else None))
+                                map_phase=e.phase if isinstance(e, PhaseProcessed) else None,
+                                asks_confirmation=asks))
     return out
+
+
+def recipients_of(session: Session, out: Outgoing) -> tuple[list[str], frozenset[str]]:
+    """Whom ``out`` may go to, as far as its game is concerned, and those of them who are no
+    strangers to it (they confirmed a seat in it: judge.service.confirmations).  Nobody still
+    waiting to confirm gets a game's mail, but for the one mail that asks them to."""
+    to = list(dict.fromkeys(out.to))
+    if not out.game:
+        return to, frozenset()
+    found = standing(session, out.game, to)
+    if found.waiting and not out.asks_confirmation:
+        to = [a for a in to if a not in found.waiting]
+    return to, found.known
 
 
 def queue_outgoing(session: Session, composer: Composer, config: Config,
@@ -119,13 +138,14 @@ def queue_outgoing(session: Session, composer: Composer, config: Config,
     One copy each, as the Judge does: a player's address is nobody else's business (in many
     games players do not know who plays which power), so no mail lists its other recipients.
     Only addresses the judge may write to get one (judge.mail.recipients; those it holds back
-    are added to ``withheld``).  Returns how many mails were queued.
+    are added to ``withheld``), and of a game's seats only those whose address confirmed it
+    wants the game's mail (:func:`recipients_of`).  Returns how many mails were queued.
     """
     count = 0
     variables = dict(judge_name=config.judge.name, judge_address=config.judge.address,
                      judge_date=judge_date, web_url=config.web_url, **extra)
     for out in outgoing:
-        to = screen(session, out.to, now, withheld)
+        to = screen(session, recipients_of(session, out)[0], now, withheld)
         if not to:
             continue
         # times in the text are written in each recipient's zone: rendered once per zone

@@ -21,3 +21,6 @@ class Outgoing:
     # Counted against the per-mail limits on mail to others (not a failed SIGNON's warning
     # to the role's player: nothing may stop that one).
     limited: bool = True
+    # The one mail that asks an address to confirm it wants the game's mail: it goes to an
+    # address that has not confirmed (judge.service.confirmations), which nothing else does.
+    asks_confirmation: bool = False

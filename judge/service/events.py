@@ -43,17 +43,35 @@ class PowerAssigned(GameEvent):
     units: tuple[str, ...] = ()  # the power's units now ("Army Vienna"), map order
     homes: tuple[str, ...] = ()  # its home centres' names, alphabetical
     centres: tuple[str, ...] = ()  # the centres it owns now, alphabetical
+    # a replacement at an address that has not confirmed it wants the game's mail: the code
+    # it answers with (judge.service.confirmations), and until when the code works
+    confirm_code: str | None = None
+    confirm_until: datetime | None = None
 
 
 @dataclass(frozen=True)
 class PlayerRemoved(GameEvent):
-    """Told to one player whom the master took out of the game: ``how`` ejected (EJECT),
-    replaced (REPLACE: the power has a new player) or dummy (DUMMY: the master orders it);
-    ``power`` is None for a player ejected before powers were assigned."""
+    """Told to one player (or observer) whom the master took out of the game: ``how``
+    ejected (EJECT), replaced (REPLACE: the power has a new player), dummy (DUMMY: the master
+    orders it) or closed (an observer: SET RULES NO_OBSERVATIONS); ``power`` is None for a
+    player ejected before powers were assigned, and for an observer."""
 
     power: str | None
     phase: str
     how: str
+    observer: bool = False
+
+
+@dataclass(frozen=True)
+class ConfirmationAsked(GameEvent):
+    """Told to the new address of a role (SET ADDRESS), which has never confirmed it wants
+    the game's mail: the role's mail comes to it once it answers CONFIRM with ``code``
+    (before ``until``); until then it goes to the old address."""
+
+    phase: str
+    role: str  # the power, MASTER or OBSERVER
+    code: str
+    until: datetime
 
 
 @dataclass(frozen=True)
@@ -240,4 +258,4 @@ class SignonFailures(GameEvent):
 
 Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded
          | Reminder | LateNotice | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault
-         | SignonFailures | ParameterChanged | GameResumed)
+         | SignonFailures | ParameterChanged | GameResumed | ConfirmationAsked)

@@ -52,13 +52,16 @@ class SeatKind(StrEnum):
 
 class SeatStatus(StrEnum):
     """A seat: active (played), dummy (no player; the master orders it), or left: resigned,
-    ejected (by the master), replaced (REPLACE, by another player)."""
+    ejected (by the master; an ejected observer may not observe the game again), replaced
+    (REPLACE, by another player), closed (an observer of a game the master closed to
+    observers, SET RULES NO_OBSERVATIONS)."""
 
     ACTIVE = "active"
     DUMMY = "dummy"
     RESIGNED = "resigned"
     EJECTED = "ejected"
     REPLACED = "replaced"
+    CLOSED = "closed"
 
 
 class InboundMessage(Base):
@@ -243,7 +246,8 @@ class Seat(Base):
     """A role in a game: a power's player, the master or an observer, with its password."""
 
     __tablename__ = "seats"
-    __table_args__ = (Index("ix_seats_game", "game_id", "kind"),)
+    __table_args__ = (Index("ix_seats_game", "game_id", "kind"),
+                      Index("ix_seats_confirm_hash", "confirm_hash"))
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
     game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
@@ -262,6 +266,15 @@ class Seat(Base):
     map_pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     # SET ZONE: the zone the judge writes times in to this role (judge.zones); None: UTC
     zone: Mapped[str | None] = mapped_column(String(64))
+    # When the address confirmed it wants the game's mail (judge.service.confirmations);
+    # None: it has not yet (an OBSERVE or a REPLACE put it here), so it gets none of the
+    # game's mail and the role cannot be signed on to.  ``pending_address``: the new address
+    # a SET ADDRESS asked for, which replaces ``address`` once it confirms.  The code last
+    # mailed (its SHA-256) and when it was mailed.
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    pending_address: Mapped[str | None] = mapped_column(String(320))
+    confirm_hash: Mapped[str | None] = mapped_column(String(64))
+    confirm_asked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class AbsenceStatus(StrEnum):

@@ -171,6 +171,34 @@ def start_full_game(j: Judge, name: str = "war1901", extra: str = "") -> dict[st
     return assigned
 
 
+# The code a mail asks its reader to send back (judge.service.confirmations).
+CONFIRM_CODE = re.compile(r"CONFIRM ([A-Z0-9]{5}-[A-Z0-9]{5})")
+
+
+def code_in(text: str) -> str:
+    """The code in a mail that asks for one (the last, should it hold several)."""
+    found = CONFIRM_CODE.findall(text)
+    assert found, text
+    return str(found[-1])
+
+
+def code_for(j: Judge, address: str) -> str:
+    """The code in the last mail the last mail sent made the judge write to ``address`` (a
+    REPLACE's, a SET ADDRESS's)."""
+    asking = [m for m in j.last_broadcasts if address in m.to and CONFIRM_CODE.search(m.body)]
+    assert asking, [(m.to, m.subject) for m in j.last_broadcasts]
+    return code_in(asking[-1].body)
+
+
+def observe(j: Judge, address: str, game: str, password: str = "opw", extra: str = "") -> Sent:
+    """OBSERVE, then CONFIRM with the code of its answer: ``address`` observes ``game``, and
+    gets its mail.  Returns the answer to OBSERVE."""
+    reply = j.mail(address, f"OBSERVE {game} {password} {extra}".strip())
+    confirmed = j.mail(address, f"CONFIRM {code_in(reply.body)}")
+    assert "Confirmed:" in confirmed.body, confirmed.body
+    return reply
+
+
 def signon(j: Judge, power: str, game: str = "war1901") -> str:
     return f"SIGNON {power[0]}{game} {j.passwords[power]}"
 

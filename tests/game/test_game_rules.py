@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from gamekit import (POWERS, Judge, force_due, player, signon,
+from gamekit import (POWERS, Judge, code_for, force_due, player, signon,
                      start_full_game)
 from judge.utc import utcnow
 from judge.store.models import Game, Seat
@@ -327,7 +327,11 @@ def test_replace_gives_a_power_to_a_new_player(judge_in_process: Judge) -> None:
     assert "France is now played by new@example.org" in body
     told = [m for m in j.last_broadcasts if m.to == ["new@example.org"]]
     assert told and "has given you France" in told[0].body and "fresh" not in told[0].body
-    body = j.mail("new@example.org", "SIGNON Fg fresh\nA Par-Bur").body
+    code = code_for(j, "new@example.org")
+    # until the new player confirms, the password signs nobody on; CONFIRM runs first
+    assert "waits for its address to confirm" in j.mail("new@example.org", "SIGNON Fg fresh").body
+    body = j.mail("new@example.org", f"SIGNON Fg fresh\nA Par-Bur\n> CONFIRM {code}").body
+    assert "Confirmed: new@example.org now gets the mail of g as France." in body
     assert "Accepted: A PAR - BUR" in body
     # the old player's password no longer reaches France
     body = j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE', 'g')}\nA Par-Pic").body

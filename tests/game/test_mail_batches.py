@@ -113,7 +113,8 @@ def test_passwords_are_hashed_and_checked_before_the_write_lock(
     france = assigned["FRANCE"]
     reply = j.mail(france, f"{signon(j, 'FRANCE')}\nSET PASSWORD newpw\nA Par H")
     assert "Your password has been changed." in reply.body
+    assert "created" in j.mail("someone@example.org", "CREATE third pw").body
     reply = j.mail("master@example.org", "SIGNON Mwar1901 mpw\nREPLACE Germany ger@example.org"
-                   " gpw\nOBSERVE war1901 opw\nCREATE other pw")
+                   " gpw\nOBSERVE third opw\nCREATE other pw")
     assert reply.body.count("Error") == 0, reply.body
     assert in_write == []

@@ -1,16 +1,20 @@
 """Hostile mail about who follows a game, against a running daemon by SMTP (SQLite, or
-PostgreSQL with ``JUDGE_TEST_DATABASE_URL``): press of a quarter of a megabyte.
+PostgreSQL with ``JUDGE_TEST_DATABASE_URL``): OBSERVE in strangers' names, one address asking
+for many seats, the master taking observers out, press of a quarter of a megabyte.
 
-Each test plays the attack, then checks what reached whom in the judge's outbox.
+Each test plays the attack, then checks what reached whom in the judge's outbox: strangers
+get their one reply and nothing else, and the game's members get the game's mail.
 """
 
 from __future__ import annotations
 
+import email
 from email import policy
 from email.message import EmailMessage
 
 from conftest import JUDGE_ADDRESS, RunningJudge, body_of, make_mail
-from smtpkit import exchange, wait_assignments
+from gamekit import code_in
+from smtpkit import exchange, observe, wait_assignments
 
 GM = "gm@example.org"
 
@@ -24,6 +28,29 @@ def send_all(judge: RunningJudge, mails: list[EmailMessage]) -> list[str]:
         for msg in mails:
             smtp.sendmail(str(msg["From"]), [JUDGE_ADDRESS], msg.as_bytes(policy=policy.SMTP))
     return [str(m["Message-ID"]) for m in mails]
+
+
+def mails_to(judge: RunningJudge, address: str) -> list[EmailMessage]:
+    """Everything the judge queued for ``address``."""
+    rows = judge.sql("SELECT raw FROM outbox WHERE recipients = :a ORDER BY id", a=address)
+    return [email.message_from_bytes(bytes(raw), policy=policy.default) for (raw,) in rows]
+
+
+def game_mail_to(judge: RunningJudge, game: str) -> set[str]:
+    """Who got any of ``game``'s own mails (not a reply to a command)."""
+    rows = judge.sql("SELECT recipients, raw FROM outbox WHERE subject LIKE :s",
+                     s=f"JUDGE:{game} - %")
+    return {r for r, raw in rows if b"\r\nIn-Reply-To:" not in bytes(raw).partition(
+        b"\r\n\r\n")[0]}
+
+
+def observers(judge: RunningJudge, game: str, confirmed: bool | None = None) -> list[str]:
+    """The addresses of the game's observers now (still waiting, or confirmed, or both)."""
+    wanted = {None: "", True: " AND s.confirmed_at IS NOT NULL",
+              False: " AND s.confirmed_at IS NULL"}[confirmed]
+    return sorted(a for (a,) in judge.sql(
+        "SELECT s.address FROM seats s JOIN games g ON g.id = s.game_id WHERE g.name = :g"
+        f" AND s.kind = 'observer' AND s.status = 'active'{wanted}", g=game))
 
 
 def two_player_game(judge: RunningJudge, game: str) -> dict[str, str]:
@@ -43,6 +70,84 @@ def reply_of(judge: RunningJudge, message_id: str) -> EmailMessage:
 
 def text(msg: EmailMessage) -> str:
     return body_of(msg).replace("\r\n", "\n")
+
+
+# --------------------------------------------------------------------------- OBSERVE floods
+
+
+def test_one_address_holds_one_seat_however_often_it_asks(shared_judge: RunningJudge) -> None:
+    judge, game, me = shared_judge, "pub2", "many@victims.example.net"
+    two_player_game(judge, game)
+    (mid,) = send_all(judge, [make_mail("\n".join([f"OBSERVE {game} pw"] * 20), sender=me)])
+    reply = text(reply_of(judge, mid))
+    assert reply.count("CONFIRM ") == 1, reply
+    assert reply.count(f"this mail has asked to observe {game} already") == 19
+    assert observers(judge, game) == [me]
+    assert "Confirmed:" in exchange(judge, me, f"CONFIRM {code_in(reply)}")
+    reply = exchange(judge, me, f"OBSERVE {game} pw\nOBSERVE {game} pw")
+    assert reply.count(f"Error: {me} already observes {game}.") == 2
+    # a player has a place already
+    player = f"{game}-p0@example.org"
+    assert f"{player} already has a place in {game}" in exchange(judge, player,
+                                                                 f"OBSERVE {game} pw")
+    assert observers(judge, game) == [me]
+
+
+# --------------------------------------------------------------------------- the master's
+
+
+def test_the_master_takes_observers_out_one_or_all(shared_judge: RunningJudge) -> None:
+    judge, game = shared_judge, "pub3"
+    two_player_game(judge, game)
+    watchers = [f"{game}-w{i}@example.org" for i in range(3)]
+    for address in watchers:
+        observe(judge, address, game)
+    pending = f"{game}-pending@victims.example.net"
+    exchange(judge, pending, f"OBSERVE {game} pw")
+    # the master's LIST shows who observes, and who has still to confirm
+    listed = exchange(judge, GM, f"SIGNON M{game} mpw\nLIST {game}")
+    assert f"Observers: 4\n  {watchers[0]}\n" in listed, listed
+    assert f"  {pending}  (waiting to confirm)\n" in listed
+    assert pending not in exchange(judge, watchers[1], f"LIST {game}")
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\nEJECT {watchers[0]}")
+    assert f"{watchers[0]} no longer observes {game}" in reply, reply
+    assert f"Error: the master of {game} has taken you out of its observers" in exchange(
+        judge, watchers[0], f"OBSERVE {game} pw")
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\nEJECT OBSERVERS\nEJECT OBSERVERS\nPROCESS")
+    assert f"3 observers no longer observe {game}" in reply, reply
+    assert f"{game} has no observers." in reply and "0 errors" in reply
+    judge.settle()
+    assert observers(judge, game) == []
+    # each who had confirmed was told once; the one still waiting got nothing more
+    for address in watchers:
+        told = [m for m in mails_to(judge, address) if "Ejected" in str(m["Subject"])]
+        assert len(told) == 1 and "taken you out of its observers" in text(told[0])
+    assert len(mails_to(judge, pending)) == 1
+    assert game_mail_to(judge, game) >= set(watchers)
+    results = judge.sql("SELECT recipients FROM outbox WHERE subject = :s",
+                        s=f"JUDGE:{game} - S1901M Results")
+    assert {r for (r,) in results} == {GM, f"{game}-p0@example.org", f"{game}-p1@example.org"}
+
+
+def test_no_observations_sends_the_observers_away_each_told_once(
+        shared_judge: RunningJudge) -> None:
+    judge, game = shared_judge, "pub4"
+    two_player_game(judge, game)
+    watchers = [f"{game}-w{i}@example.org" for i in range(2)]
+    for address in watchers:
+        observe(judge, address, game)
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\nSET RULES NO_OBSERVATIONS")
+    assert f"2 observers no longer observe {game}." in reply, reply
+    judge.settle()
+    assert observers(judge, game) == []
+    for address in watchers:
+        about = [m for m in mails_to(judge, address) if str(m["Subject"]).startswith(
+            f"JUDGE:{game} - ") and not m["In-Reply-To"]]
+        assert [str(m["Subject"]) for m in about] == [
+            f"JUDGE:{game} - S1901M Closed to observers"]
+        assert "no longer lets anyone observe it (NO_OBSERVATIONS)" in text(about[0])
+    assert f"Error: {game} does not allow observers." in exchange(
+        judge, watchers[0], f"OBSERVE {game} pw")
 
 
 # --------------------------------------------------------------------------- press

@@ -320,6 +320,25 @@ def test_a_line_longer_than_mail_programs_write_is_not_taken_for_their_header() 
     assert read_body(f"A Par-Bur\n{huge}\nA Mar-Spa") == (["A Par-Bur", huge, "A Mar-Spa"], 0, "")
     dashes = "-----Original Message" + "-" * 500
     assert body_lines(f"A Par-Bur\n{dashes}\nA Mar-Spa") == ["A Par-Bur", dashes, "A Mar-Spa"]
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "SIGNON Og pw\n\nOn Mon, the judge wrote:\n> answer with this line:\n>\n>   CONFIRM K7QM2-XPDA9\n",
+        "SIGNON Og pw\n-----Original Message-----\nanswer with this line:\n  CONFIRM K7QM2-XPDA9\n",
+        "SIGNON Og pw\n-- \nPat\n> > CONFIRM K7QM2-XPDA9\n",
+        "CONFIRM k7qm2-xpda9\nSIGNON Og pw\n\n> CONFIRM K7QM2-XPDA9\n",
+    ],
+)
+def test_a_confirm_line_is_read_wherever_the_answer_has_it(reply: str) -> None:
+    """The code the judge mailed comes back however the mail program answers: quoted, below a
+    signature, in an unquoted original; once, whatever the case of its letters."""
+    lines = [line for line in body_lines(reply) if line.strip()]
+    assert sorted(line.upper() for line in lines) == ["CONFIRM K7QM2-XPDA9", "SIGNON OG PW"]
+
+
+def test_a_confirm_line_after_signoff_is_not_read() -> None:
+    assert body_lines("LIST\nSIGNOFF\n> CONFIRM K7QM2-XPDA9") == ["LIST", "SIGNOFF"]
+    assert body_lines("> CONFIRM K7QM2 please") == []  # not a line the judge asked for
 
 
 def test_underscore_rule_alone_does_not_stop() -> None:

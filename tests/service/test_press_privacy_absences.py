@@ -20,7 +20,7 @@ from typing import Callable
 import pytest
 from sqlalchemy import func, select
 
-from judge.service import absences, games, moments, phases, press, privacy
+from judge.service import absences, games, membership, moments, phases, press, privacy
 from judge.service.errors import CountedRefusal, GameError
 from judge.service.events import GameNotice, ParameterChanged
 from judge.store import counters
@@ -48,7 +48,9 @@ def _master(session) -> Seat:
 def _with_observers(session) -> None:
     full_game(session)
     for address in OBSERVERS:
-        games.observe_game(session, "g1", "opw", address, NOW)
+        taken = membership.observe_game(session, "g1", "opw", address, NOW, most=30, days=3)
+        membership.confirm(session, taken.code, NOW, sender=address, days=3,
+                           failures_allowed=5)
     session.flush()
 
 

@@ -1,4 +1,5 @@
-"""Commands about games that anyone may send: CREATE, JOIN, SIGNON, OBSERVE, HISTORY, SUMMARY.
+"""Commands about games that anyone may send: CREATE, JOIN, SIGNON, OBSERVE, CONFIRM, HISTORY,
+SUMMARY.
 
 (LIST lives in :mod:`judge.commands.handlers.general` with the other commands for anyone.)
 """
@@ -25,8 +26,10 @@ from judge.mail.refusals import refusal_text
 from judge.service import clock, game_rules, moments, signon_guard
 from judge.service.errors import GameError
 from judge.service.formal_games import formal_length
-from judge.service.games import (create_game, find_game, join_game, observe_game, role_seats,
-                                 signon, start_game, variant_title)
+from judge.service.confirmations import expiry
+from judge.service.games import (create_game, find_game, join_game, role_seats, signon,
+                                 start_game, variant_title)
+from judge.service.membership import confirm, observe_game
 from judge.service.phases import snapshots
 from judge.service.privacy import (assign_privacy, is_private, require_sight,
                                    set_privacy)
@@ -41,11 +44,13 @@ _KIND_ROLE = {"master": Role.MASTER, "observer": Role.OBSERVER, "power": Role.PO
 
 
 def sign_on_as(ctx: Context, seat: Seat, game_name: str) -> Identity:
-    """Make ``seat`` the mail's identity; its registered address gets the reply too."""
+    """Make ``seat`` the mail's identity; its registered address gets the reply too (once it
+    has confirmed it wants the game's mail)."""
     identity = Identity(_KIND_ROLE[seat.kind], seat.game_id, game_name, seat.id, ctx.session,
                         power=seat.power, power_seat_id=seat.id if seat.power else None)
     ctx.identity = identity
-    ctx.copy_to(seat.address, seat.id)
+    if seat.confirmed_at is not None:
+        ctx.copy_to(seat.address, seat.id)
     return identity
 
 
@@ -305,10 +310,30 @@ def observe_command(ctx: Context, cmd: Command) -> None:
     if len(args) != 2:
         raise CommandError("OBSERVE needs a game name and a password (for a private game,"
                            " then PRIVACY and its privacy password).")
-    observe_game(ctx.session, args[0], args[1], ctx.mail.sender, ctx.now, privacy)
-    ctx.answer(cmd.line_no, cmd.text,
-               f"You now observe {cmd.args[0]}: you will get its results. Sign on later with "
-               f"SIGNON O{cmd.args[0]} <password>.")
+    limits = ctx.config.limits
+    taken = observe_game(ctx.session, args[0], args[1], ctx.mail.sender, ctx.now,
+                         privacy=privacy, most=limits.observers_per_game,
+                         days=limits.confirm_days)
+    # The code is for the sender's eyes only: a role's registered address that gets a copy
+    # of this reply (the mail signed on to another game) must not read it.
+    ctx.answer(cmd.line_no, cmd.text, ctx.render(
+        "game/observe.txt", game=taken.game.name, code=taken.code, address=ctx.mail.sender,
+        until=ctx.when(expiry(taken.seat, limits.confirm_days))), sender_only=True)
+
+
+@command("CONFIRM", syntax="CONFIRM <code>", args=(1, 2), runs_first=True,
+         wrong_args="CONFIRM needs the code the judge mailed you, e.g. CONFIRM K7QM2-XPDA9.",
+         summary="say that your address wants the mail of the game the code is for (the"
+                 " judge mails the code after OBSERVE, REPLACE and SET ADDRESS)")
+def confirm_command(ctx: Context, cmd: Command) -> None:
+    limits = ctx.config.limits
+    done = confirm(ctx.session, "".join(cmd.args), ctx.now, sender=ctx.mail.sender,
+                   days=limits.confirm_days,
+                   failures_allowed=limits.confirm_failures_per_sender)
+    seat = done.seat
+    ctx.answer(cmd.line_no, cmd.text, ctx.render(
+        "game/confirmed.txt", game=done.game.name, kind=seat.kind, power=seat.power,
+        address=seat.address, moved_from=done.moved_from))
 
 
 def _prepare_signon(prep: Preparation, cmd: Command) -> None:
@@ -327,7 +352,8 @@ def _prepare_signon(prep: Preparation, cmd: Command) -> None:
         prep.stop = True
         return
     sender, limits = prep.mail.sender, prep.config.limits
-    own = any(s.address == sender for s in candidates)
+    # a seat still waiting for its address to confirm makes nobody the role's own
+    own = any(s.address == sender and s.confirmed_at is not None for s in candidates)
     if signon_guard.refusal(prep.session, game, who[0].upper(), sender, own, prep.now,
                             limits.signon_failures_per_sender, limits.signon_failures_per_role):
         prep.stop = True
@@ -337,7 +363,9 @@ def _prepare_signon(prep: Preparation, cmd: Command) -> None:
         return
     for seat in candidates:
         if prep.passwords.add_check(password, seat.password_hash):
-            prep.authenticated = prep.authenticated or seat.address == sender
+            # a seat still waiting for its address to confirm signs nobody on
+            prep.authenticated = prep.authenticated or (
+                seat.address == sender and seat.confirmed_at is not None)
             return
     prep.stop = True
 

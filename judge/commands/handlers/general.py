@@ -116,6 +116,9 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
         rows.append((power.capitalize(), counts[power], len(pos.units_of(power)), status,
                      seat.address if (seat and shown) else ""))
     forming = [s.address if shown else "" for s in seats(ctx.session, game, "power")]
+    # the master sees who observes (to take them out by address, EJECT)
+    observers = [(s.address, s.confirmed_at is not None)
+                 for s in seats(ctx.session, game, "observer")] if is_master else None
     # a power still in the game that nobody plays (and no dummy): a seat a player may take
     alive = set(pos.survivors())
     open_seats = [p.capitalize() for p in pos.map.powers
@@ -135,7 +138,7 @@ def describe_game(ctx: Context, game: Game, identity: Identity | None) -> dict:
                 clock=clock.clock_setting(game), max_absence=game.max_absence_days,
                 absences=[(_absent(who, shown), ctx.when(start), ctx.when(end))
                           for who, start, end in away.current(ctx.session, game, ctx.now)],
-                addresses=setting_name(game),
+                addresses=setting_name(game), observers=observers,
                 npowers=len(pos.map.powers), mine=mine_orders, formal=formal, **draws,
                 private=is_private(game), open_seats=open_seats,
                 units=board_units(pos) if game.state != GameState.FORMING else [],
