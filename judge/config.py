@@ -102,8 +102,14 @@ class LimitsSection:
     reply_bytes: int = 1_000_000
     # Passwords one mail may set or check (each costs a deliberately slow hash).
     passwords_per_mail: int = 20
-    # Copies of mail one mail may cause to addresses other than its sender's.
+    # Copies of mail one mail may cause to addresses other than its sender's that have not
+    # confirmed they want the game's mail (a game's confirmed members are the game working).
     mail_per_mail: int = 100
+    # Bytes of mail to others one mail, and one sender in a day, may cause (press, votes,
+    # notices); the commands that keep a game moving (the master's, orders, JOIN) are not
+    # counted, and never refused.
+    mail_bytes_per_mail: int = 1_000_000
+    mail_bytes_per_day: int = 5_000_000
     # One press message's text: at most this many bytes and lines.
     press_bytes: int = 10_000
     press_lines: int = 200
@@ -391,3 +397,6 @@ def validate(config: Config) -> None:
             raise ConfigError(f"[limits] {name} must not be negative")
     if config.limits.confirm_days < 1:
         raise ConfigError("[limits] confirm_days must be at least 1")
+    # the day's count is stored in a 32-bit column
+    if config.limits.mail_bytes_per_day >= 2 ** 31:
+        raise ConfigError("[limits] mail_bytes_per_day must be less than 2147483648")

@@ -143,6 +143,8 @@ BAD_FILES = {
                        "[limits] creates_per_day must not be negative"),
     "codes that never work": ("[limits]\nconfirm_days = 0\n",
                               "[limits] confirm_days must be at least 1"),
+    "a day's bytes beyond the count": ("[limits]\nmail_bytes_per_day = 3000000000\n",
+                                       "[limits] mail_bytes_per_day must be less than"),
 }
 
 

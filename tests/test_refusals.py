@@ -83,6 +83,7 @@ SAMPLES: dict[str, Any] = {
     "victory": True,
     "what": "processing S1901M (master's PROCESS)",
     "word": "noon",
+    "written": 100,
 }
 
 

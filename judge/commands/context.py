@@ -64,10 +64,12 @@ class Context:
     refusals: dict[int, str] = field(default_factory=dict)
     # Informational commands answered so far: what was asked → the line that answered it.
     seen: dict[str, int] = field(default_factory=dict)
-    # Copies of mail this mail has caused to others, and the addresses it has made the judge
-    # write to that had never written to it.
+    # Copies of mail this mail has caused to others (not the games' members), the addresses
+    # it has made the judge write to that had never written to it, and the bytes of mail to
+    # others its commands have caused (those that keep a game moving aside).
     mail_to_others: int = 0
     new_recipients: list[str] = field(default_factory=list)
+    mail_bytes: int = 0
     # Addresses the judge did not write to: it has written to them once, never heard back.
     withheld: list[str] = field(default_factory=list)
     # map documents (judge.maps.document) whose pictures the reply carries (MAP)
@@ -147,7 +149,7 @@ class Context:
                     reply_seats={k: list(v) for k, v in self.reply_seats.items()},
                     finishers=list(self.finishers), seen=dict(self.seen),
                     mail_to_others=self.mail_to_others,
-                    new_recipients=list(self.new_recipients),
+                    new_recipients=list(self.new_recipients), mail_bytes=self.mail_bytes,
                     withheld=list(self.withheld), pictures=list(self.pictures),
                     order_keys={str(k): sorted(v) for k, v in self.order_keys.items()})
 
@@ -162,6 +164,7 @@ class Context:
         self.seen = dict(state["seen"])
         self.mail_to_others = int(state["mail_to_others"])
         self.new_recipients = list(state["new_recipients"])
+        self.mail_bytes = int(state.get("mail_bytes", 0))
         self.withheld = list(state["withheld"])
         self.pictures = list(state.get("pictures", []))
         self.order_keys = {int(k): set(v) for k, v in state.get("order_keys", {}).items()}

@@ -9,6 +9,9 @@ too (judge.commands.parse, ``Command.shown``), and their slow hashing is done be
 is locked (``prepare``, see judge.commands.prepare).  Where a line is mistyped, more words are
 hidden rather than fewer.  ``informational`` commands only answer (HELP, LIST, HISTORY …): the
 same one twice in a mail is answered once, and none is run once the reply is full.
+A command that ``moves_game`` (the master's, JOIN, RESIGN …; orders too) is the game working:
+the mail it causes is never counted against, nor refused for, the byte budgets of
+judge.commands.execute.
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ class CommandSpec:
     # The words the command's one argument may be (any case), for a switch such as ON|OFF:
     # another word gets ``wrong_args`` too.
     one_of: tuple[str, ...] = ()
+    # The game's own working (see the module's docstring): not held to the byte budgets.
+    moves_game: bool = False
     # Executed before the mail's other lines, wherever it stands (CONFIRM: a SIGNON above it
     # may need it).
     runs_first: bool = False
@@ -123,14 +128,18 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
             informational: bool = False, prepare: Preparer | None = None,
             args: tuple[int, int | None] | None = None,
             wrong_args: str = "", one_of: tuple[str, ...] = (),
+            moves_game: bool | None = None,
             runs_first: bool = False) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of the command ``words``.  ``args``
     declares how many words may follow the name (at least, at most or None), ``wrong_args``
     the answer when another number does (the execution checks, the handler need not);
     ``one_of`` the words a switch's one argument may be (it implies ``args=(1, 1)``);
+    ``moves_game`` is true by default for the master's commands, which control the game;
     ``runs_first`` commands are executed before the mail's other lines."""
     if one_of and args is None:
         args = (1, 1)
+    if moves_game is None:
+        moves_game = roles == Role.MASTER
 
     def register(handler: Handler) -> Handler:
         global _MAX_WORDS
@@ -138,7 +147,7 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
         spec = CommandSpec(key, handler, roles, syntax or " ".join(key), summary, states,
                            block_end, stops_reading, aliases, secrets, informational, prepare,
                            args, wrong_args, tuple(w.upper() for w in one_of),
-                           runs_first)
+                           bool(moves_game), runs_first)
         for k in (key, *aliases):
             if k in _REGISTRY:
                 raise ValueError(f"command {' '.join(k)} registered twice")

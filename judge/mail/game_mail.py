@@ -10,6 +10,7 @@ tools parse:
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from email import quoprimime
 from typing import Any, Callable, Iterable
 
 from sqlalchemy import select
@@ -19,7 +20,7 @@ from judge.utc import as_utc
 from judge.mail.outgoing import Outgoing
 from judge.config import Config
 from judge.core import load_map
-from judge.mail.compose import Composer, make_environment
+from judge.mail.compose import LONGEST_7BIT_LINE, Composer, make_environment
 from judge.mail.outbox import enqueue_copy
 from judge.mail.pictures import pictures_off, results_attachment
 from judge.mail.press_mail import press_outgoing
@@ -128,6 +129,30 @@ def recipients_of(session: Session, out: Outgoing) -> tuple[list[str], frozenset
     return to, found.known
 
 
+# The header lines of a copy (From, To, Subject, Date, Message-ID, Auto-Submitted, the
+# version, the content's three): about this many bytes besides the subject's words.
+HEADER_BYTES = 400
+
+
+def copy_bytes(render: Callable[..., str], config: Config, out: Outgoing) -> int:
+    """About how many bytes one copy of ``out`` is (rendered as for a reader in UTC, the body
+    as the mail carries it): what the per-mail and daily byte budgets count
+    (judge.commands.execute).  A sample of results is three to four kilobytes."""
+    text = render(out.template, **_variables(config), **out.variables, zone="UTC", web_pass="")
+    body = text.encode("utf-8")
+    if not body.isascii() or any(len(line) > LONGEST_7BIT_LINE for line in body.split(b"\n")):
+        size = quoprimime.body_length(body)  # as the email package will encode it
+    else:
+        size = len(body)
+    return size + len(out.subject.encode("utf-8")) + HEADER_BYTES
+
+
+def _variables(config: Config) -> dict[str, Any]:
+    """What every game mail's template is given besides its own variables."""
+    return dict(judge_name=config.judge.name, judge_address=config.judge.address,
+                judge_date=judge_date, web_url=config.web_url)
+
+
 def queue_outgoing(session: Session, composer: Composer, config: Config,
                    outgoing: Iterable[Outgoing], now: datetime,
                    inbound_id: int | None = None, withheld: list[str] | None = None,
@@ -142,8 +167,7 @@ def queue_outgoing(session: Session, composer: Composer, config: Config,
     wants the game's mail (:func:`recipients_of`).  Returns how many mails were queued.
     """
     count = 0
-    variables = dict(judge_name=config.judge.name, judge_address=config.judge.address,
-                     judge_date=judge_date, web_url=config.web_url, **extra)
+    variables = dict(_variables(config), **extra)
     for out in outgoing:
         to = screen(session, recipients_of(session, out)[0], now, withheld)
         if not to:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import email
 from email import policy
 from email.message import EmailMessage
+from typing import Callable
 
 from conftest import JUDGE_ADDRESS, RunningJudge, body_of, make_mail
 from gamekit import code_in
@@ -75,6 +76,38 @@ def text(msg: EmailMessage) -> str:
 # --------------------------------------------------------------------------- OBSERVE floods
 
 
+def test_a_flood_of_forged_observers_takes_nothing_over(shared_judge: RunningJudge) -> None:
+    judge, game = shared_judge, "pub1"
+    letters = two_player_game(judge, game)
+    members = [GM, *letters]
+    strangers = [f"obs{i}@victims.example.net" for i in range(105)]
+    send_all(judge, [make_mail(f"OBSERVE {game} pw{i}", sender=a)
+                     for i, a in enumerate(strangers)])
+    judge.settle(120)
+    # at most [limits] observers_per_game seats, none of them confirmed: nobody asked
+    waiting = observers(judge, game)
+    assert len(waiting) == 30 and observers(judge, game, confirmed=True) == []
+    # the master runs the game as ever: nothing is refused, nothing reaches a stranger
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\nSET DEADLINE 72h\nSET RULES CIVIL_DISORDER"
+                     "\nPAUSE\nRESUME\nPROCESS")
+    assert "6 lines read, 0 errors." in reply, reply
+    (player, letter), = list(letters.items())[:1]
+    reply = exchange(judge, player, f"SIGNON {letter}{game} pw\nBROADCAST\nHello all.\nENDPRESS")
+    assert "Broadcast of 1 line sent to everyone in pub1." in reply, reply
+    judge.settle()
+    assert game_mail_to(judge, game) == set(members)
+    # each stranger got its one reply (the code it never sent back), and nothing more
+    for address in strangers:
+        (only,) = mails_to(judge, address)
+        assert only["In-Reply-To"] and "CONFIRM" in text(only)
+    # an observer that confirms gets the game's mail from then on
+    code = code_in(text(mails_to(judge, waiting[-1])[0]))
+    assert "Confirmed:" in exchange(judge, waiting[-1], f"CONFIRM {code}")
+    assert "has been processed" in exchange(judge, GM, f"SIGNON M{game} mpw\nPROCESS")
+    judge.settle()
+    assert game_mail_to(judge, game) == {*members, waiting[-1]}
+
+
 def test_one_address_holds_one_seat_however_often_it_asks(shared_judge: RunningJudge) -> None:
     judge, game, me = shared_judge, "pub2", "many@victims.example.net"
     two_player_game(judge, game)
@@ -91,6 +124,31 @@ def test_one_address_holds_one_seat_however_often_it_asks(shared_judge: RunningJ
     assert f"{player} already has a place in {game}" in exchange(judge, player,
                                                                  f"OBSERVE {game} pw")
     assert observers(judge, game) == [me]
+
+
+def test_a_cap_of_confirmed_observers_is_never_a_reason_to_refuse_the_game(
+        judge_factory: Callable[..., RunningJudge]) -> None:
+    """With more confirmed observers than one mail may copy to strangers, the game moves."""
+    judge = judge_factory(JUDGE_LIMITS_MAIL_PER_MAIL="3", JUDGE_LIMITS_OBSERVERS_PER_GAME="5")
+    game = "big"
+    letters = two_player_game(judge, game)
+    watchers = [f"w{i}@example.org" for i in range(5)]
+    for address in watchers:
+        observe(judge, address, game)
+    assert "as many observers as a game may have (5)" in exchange(
+        judge, "late@example.org", f"OBSERVE {game} pw")
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\nSET DEADLINE 72h\nPAUSE\nRESUME\nPROCESS")
+    assert "5 lines read, 0 errors." in reply, reply
+    player, letter = next(iter(letters.items()))
+    reply = exchange(judge, player, f"SIGNON {letter}{game} pw\nBROADCAST\nHi\nENDPRESS\n"
+                     f"BROADCAST\nHi again\nENDPRESS")
+    assert "3 lines read, 0 errors." in reply, reply
+    judge.settle()
+    assert game_mail_to(judge, game) == {GM, *letters, *watchers}
+    # copies to strangers are still counted: REPLACE to five new addresses in one mail
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\n" + "\n".join(
+        f"REPLACE {p} new{i}@example.org pw" for i, p in enumerate("AEIRT")))
+    assert reply.count("Not executed: this mail has already made the judge write 3") == 2
 
 
 # --------------------------------------------------------------------------- the master's
@@ -171,3 +229,25 @@ def test_a_quarter_megabyte_broadcast_is_refused_naming_the_limit(
     reply = exchange(judge, player, f"SIGNON {letter}{game} pw\nBROADCAST\n{wide}\nENDPRESS")
     assert "Error: the press is 11000 bytes long, more than a press may be (10000 bytes)." \
         in reply
+
+
+def test_press_is_held_to_a_byte_budget_and_the_game_never_is(
+        judge_factory: Callable[..., RunningJudge]) -> None:
+    judge = judge_factory(JUDGE_LIMITS_MAIL_BYTES_PER_MAIL="20000",
+                          JUDGE_LIMITS_MAIL_BYTES_PER_DAY="30000")
+    game = "budget"
+    letters = two_player_game(judge, game)
+    player, letter = next(iter(letters.items()))
+    press = "BROADCAST\n" + ("word " * 1000).strip() + "\nENDPRESS"  # two copies of ~5.5 KB
+    sign = f"SIGNON {letter}{game} pw"
+    reply = exchange(judge, player, f"{sign}\n{press}\n{press}")
+    assert reply.count("sent to everyone") == 1, reply
+    assert "Not executed: this would make the judge send" in reply
+    assert "more than one mail may make it send (20000 bytes in all)" in reply
+    assert "sent to everyone" in exchange(judge, player, f"{sign}\n{press}")
+    reply = exchange(judge, player, f"{sign}\n{press}")
+    assert "more than the mail of one address may make it send in a UTC day (30000 bytes)" \
+        in reply, reply
+    # the game moves on however much it mails: orders, the master's commands
+    reply = exchange(judge, GM, f"SIGNON M{game} mpw\nSET DEADLINE 72h\nPAUSE\nRESUME\nPROCESS")
+    assert "5 lines read, 0 errors." in reply, reply

@@ -291,7 +291,7 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
 
 @command("JOIN", syntax="JOIN <game> <password> [<power>] [PRIVACY <privacy password>]",
          summary="a place in a forming game", secrets=_join_secrets,
-         prepare=with_privacy(1))
+         prepare=with_privacy(1), moves_game=True)
 def join_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
     # a third word taken for more of the password (_join_secrets) is no power to look up
@@ -372,7 +372,7 @@ def _prepare_signon(prep: Preparation, cmd: Command) -> None:
 
 @command("SIGNON", syntax="SIGNON <X><game> <password>",
          summary="sign on: X is a power initial, M (master) or O (observer); ?<game> joins",
-         secrets=positions(1, rest=True, privacy=2), prepare=_prepare_signon)
+         secrets=positions(1, rest=True, privacy=2), prepare=_prepare_signon, moves_game=True)
 def signon_command(ctx: Context, cmd: Command) -> None:
     if cmd.args and cmd.args[0].startswith("?") and len(cmd.args[0]) > 1:
         args, privacy = trailing_option(cmd.args, "PRIVACY", 2)

@@ -76,19 +76,19 @@ def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
 
 
 @command("SET", "WAIT", roles=Role.POWER, states=PLAYING, syntax="SET WAIT",
-         summary="do not process before the deadline")
+         summary="do not process before the deadline", moves_game=True)
 def set_wait(ctx: Context, cmd: Command) -> None:
     _set_wait(ctx, cmd, True)
 
 
 @command("SET", "NOWAIT", roles=Role.POWER, states=PLAYING, syntax="SET NOWAIT",
-         summary="process as soon as everybody has ordered")
+         summary="process as soon as everybody has ordered", moves_game=True)
 def set_nowait(ctx: Context, cmd: Command) -> None:
     _set_wait(ctx, cmd, False)
 
 
 @command("CLEAR", roles=Role.POWER, states=PLAYING, syntax="CLEAR",
-         summary="withdraw all your orders for this phase")
+         summary="withdraw all your orders for this phase", moves_game=True)
 def clear_command(ctx: Context, cmd: Command) -> None:
     seat = _seat(ctx, power_seat=True)
     game = lock_game(ctx.session, seat.game_id)
@@ -101,7 +101,8 @@ def clear_command(ctx: Context, cmd: Command) -> None:
     copy_to_player(ctx, ctx.signed_on, seat)
 
 
-@command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")
+@command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power",
+         moves_game=True)
 def resign_command(ctx: Context, cmd: Command) -> None:
     seat = _seat(ctx, power_seat=True)
     game = lock_game(ctx.session, seat.game_id)

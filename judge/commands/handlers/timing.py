@@ -167,7 +167,8 @@ def _day_after(moment: datetime, zone: str | None, now: datetime) -> datetime:
 
 @command("SET", "ABSENCE", roles=Role.POWER, states=PLAYING,
          syntax="SET ABSENCE <from> TO <to>",
-         summary="announce that you will be away: deadlines in that time move to its end")
+         summary="announce that you will be away: deadlines in that time move to its end",
+         moves_game=True)
 def set_absence(ctx: Context, cmd: Command) -> None:
     words = cmd.rest.split()
     upper = [w.upper() for w in words]
@@ -198,7 +199,8 @@ def set_absence(ctx: Context, cmd: Command) -> None:
 
 @command("SET", "NOABSENCE", roles=Role.POWER | Role.MASTER, states=PLAYING,
          syntax="SET NOABSENCE [<power>]", aliases=(("SET", "NO", "ABSENCE"),),
-         summary="withdraw your absence (the master: refuse or cancel a power's)")
+         summary="withdraw your absence (the master: refuse or cancel a power's)",
+         moves_game=True)
 def set_noabsence(ctx: Context, cmd: Command) -> None:
     identity = ctx.signed_on
     if len(cmd.args) > 1:
