@@ -58,7 +58,8 @@ def test_a_private_game_is_hidden_from_strangers(judge_in_process: Judge) -> Non
     assert "No phase of g has been processed yet." in \
         j.mail(STRANGER, "HISTORY g PRIVACY hush").body
     assert "Summary of g (forming)" in j.mail(STRANGER, "SUMMARY g PRIVACY hush").body
-    assert "The map of the board of g" in j.mail(STRANGER, "MAP g PRIVACY hush").body
+    # (no picture for a stranger: judge.commands.handlers.maps)
+    assert "no picture comes with this reply" in j.mail(STRANGER, "MAP g PRIVACY hush").body
     assert "You have asked to observe g" in observe(j, STRANGER, "g", extra="PRIVACY hush").body
     assert "You have joined g" in j.mail(player(0), "JOIN g pw0 France PRIVACY hush").body
     assert "You have joined g" in j.mail(player(1), "SIGNON ?g pw1 PRIVACY hush").body

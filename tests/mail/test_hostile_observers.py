@@ -1,9 +1,11 @@
 """Hostile mail about who follows a game, against a running daemon by SMTP (SQLite, or
-PostgreSQL with ``JUDGE_TEST_DATABASE_URL``): OBSERVE in strangers' names, one address asking
-for many seats, the master taking observers out, press of a quarter of a megabyte.
+PostgreSQL with ``JUDGE_TEST_DATABASE_URL``): forged OBSERVE floods, one address asking for
+many seats, the master taking observers out, press of a quarter of a megabyte, and forged MAP
+floods that would reflect pictures to a stranger.
 
 Each test plays the attack, then checks what reached whom in the judge's outbox: strangers
-get their one reply and nothing else, and the game's members get the game's mail.
+get their one reply and nothing else, the game's members get the game's mail, and the master's
+and players' commands that move the game on are never refused.
 """
 
 from __future__ import annotations
@@ -251,3 +253,24 @@ def test_press_is_held_to_a_byte_budget_and_the_game_never_is(
     # the game moves on however much it mails: orders, the master's commands
     reply = exchange(judge, GM, f"SIGNON M{game} mpw\nSET DEADLINE 72h\nPAUSE\nRESUME\nPROCESS")
     assert "5 lines read, 0 errors." in reply, reply
+
+
+# --------------------------------------------------------------------------- MAP floods
+
+
+def test_a_forged_map_flood_reflects_no_pictures(shared_judge: RunningJudge) -> None:
+    judge = shared_judge
+    exchange(judge, GM, "\n".join(f"CREATE g{i} mpw" for i in range(3)))
+    victim = "victim@victims.example.net"
+    (mid,) = send_all(judge, [make_mail("\n".join(f"MAP g{i}" for i in range(24)),
+                                        sender=victim)])
+    reply = reply_of(judge, mid)
+    assert not reply.is_multipart() and list(reply.iter_attachments()) == []
+    assert text(reply).count("no picture comes with this reply") == 3
+    assert len(reply.as_bytes()) < 20_000
+    assert judge.sql("SELECT count(*) FROM outbox WHERE recipients = :a AND attachment IS NOT"
+                     " NULL", a=victim) == [(0,)]
+    # the master's MAP of the game still has its picture
+    msg = make_mail("MAP g0", sender=GM)
+    judge.send(msg, mail_from=GM)
+    assert len(list(reply_of(judge, str(msg["Message-ID"])).iter_attachments())) == 1

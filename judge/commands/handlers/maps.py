@@ -3,6 +3,12 @@
 MAP answers with a picture attached to the reply (drawn when the reply is sent).  Without a
 phase it shows the board as it stands; the game's master, signed on, also sees the orders
 received so far, and a signed-on player sees the power's own.
+
+Pictures go only to the game's members, addresses that hold a place in it and confirmed they
+want its mail (judge.service.confirmations): anyone else's MAP is answered with where to see
+the map (the web view, or OBSERVE).  Anyone can send MAP in anyone's name, and three pictures
+are some 200 KB: a stranger's mail of a few bytes must not make the judge mail that much to
+whatever address it names.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from judge.commands.registry import Role, command, positions
 from judge.core import InputError, Phase
 from judge.mail.pictures import (MAX_PER_MAIL, board_document, phase_document,
                                  played_snapshot)
+from judge.service import game_rules
+from judge.service.confirmations import member
 from judge.service.games import find_game, ordering_seats
 from judge.service.orders import stored_orders
 from judge.service.phases import snapshots
@@ -64,18 +72,25 @@ def map_command(ctx: Context, cmd: Command) -> None:
                                "F1901R or W1901A.") from None
     if phase is None or phase == game.phase:
         orders, note = _orders_shown(ctx, game)
-        ctx.pictures.append(board_document(game, orders, note))
+        picture = board_document(game, orders, note)
         what = f"the board of {game.name} at {game.phase}"
         if orders:
             what += f", with the {note}"
+        phase = None
     else:
         snap = played_snapshot(ctx.session, game, phase)
         if snap is None:
             played = " ".join(s.phase for s in snapshots(ctx.session, game)) or "none yet"
             raise CommandError(f"{phase} has not been played in {game.name} (played: "
                                f"{played}).")
-        ctx.pictures.append(phase_document(game, snap))
+        picture = phase_document(game, snap)
         what = f"{game.name} in {phase}: the orders, their results and the board after them"
+    if not member(ctx.session, game, ctx.mail.sender):
+        ctx.answer(cmd.line_no, cmd.text, ctx.render(
+            "game/map_elsewhere.txt", game=game.name, phase=phase, address=ctx.mail.sender,
+            observers=not game_rules.has(game, "NO_OBSERVATIONS"), **ctx.template_vars()))
+        return
+    ctx.pictures.append(picture)
     ctx.answer(cmd.line_no, cmd.text, f"The map of {what} is attached to this reply.")
 
 
