@@ -25,7 +25,7 @@ from judge.core import Position, adjudicate, load_map
 from judge.mail.compose import Composer
 from judge.mail.game_mail import judge_date, outgoing_for
 from judge.mail.subjects import reply_subject
-from judge.service.events import ConfirmationAsked, PhaseProcessed
+from judge.service.events import ConfirmationAsked, PhaseProcessed, PlayerRemoved
 from judge.service.phases import board_units, results_facts
 from judge.service.positions import parse_position_block
 
@@ -137,6 +137,14 @@ def confirm_address() -> tuple[str, str]:
     return out.subject, _render(out.template, **out.variables)
 
 
+def closed_to_observers() -> tuple[str, str]:
+    """An observer's mail when the master closes the game to observers (NO_OBSERVATIONS)."""
+    event = PlayerRemoved(game=GAME, variant="Standard", to=("fan@example.org",), power=None,
+                          phase="F1901M", how="closed", observer=True)
+    (out,) = outgoing_for([event], "JUDGE")
+    return out.subject, _render(out.template, **out.variables)
+
+
 SAMPLES: dict[str, Callable[[], tuple[str, str]]] = {
     "Reply after SIGNON": reply,
     "Movement results": lambda: results("F1901M"),
@@ -145,6 +153,7 @@ SAMPLES: dict[str, Callable[[], tuple[str, str]]] = {
     "LIST of a game": listing,
     "Reply to OBSERVE": observe_reply,
     "Confirm your address": confirm_address,
+    "Closed to observers": closed_to_observers,
 }
 
 
