@@ -1,4 +1,4 @@
-"""The migration to double opt-in (0014) keeps every seat there is getting its game's mail: each
+"""The migration to double opt-in (0015) keeps every seat there is getting its game's mail: each
 counts as confirmed when it joined.  A downgrade forgets the observers that never confirmed
 (the older judge would mail them) and keeps every other seat."""
 
@@ -23,7 +23,7 @@ def moment(value: datetime | str) -> datetime | None:
 
 def test_seats_stored_before_are_confirmed_and_keep_their_mail(db_url: str) -> None:
     store = Store(db_url)  # empty: conftest's ``store`` fixture would be at the head already
-    upgrade(store.engine, "0013")
+    upgrade(store.engine, "0014")
     joined = utcnow() - timedelta(days=30)
     with store.engine.begin() as conn:
         conn.execute(text(
@@ -48,7 +48,7 @@ def test_seats_stored_before_are_confirmed_and_keep_their_mail(db_url: str) -> N
             "INSERT INTO seats (game_id, kind, address, password_hash, wait, orders, status,"
             " joined_at) VALUES (1, 'observer', 'stranger@example.net', 'x', false, '{}',"
             " 'active', :t)"), dict(t=utcnow()))
-    downgrade(store.engine, "0013")
+    downgrade(store.engine, "0014")
     with store.engine.connect() as conn:
         kept = conn.execute(text("SELECT address FROM seats ORDER BY id")).all()
     assert [r[0] for r in kept] == [address for _, address in SEATS]

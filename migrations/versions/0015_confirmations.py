@@ -4,15 +4,15 @@ code's hash and when it was sent).  Every seat there is keeps getting mail: it c
 confirmed when it joined.  A downgrade forgets the observers that never confirmed (the older
 judge would mail them) and the new addresses still waiting.
 
-Revision ID: 0014
-Revises: 0013
-Create Date: 2026-12-02
+Revision ID: 0015
+Revises: 0014
+Create Date: 2026-11-28
 """
 from alembic import op
 import sqlalchemy as sa
 
-revision = "0014"
-down_revision = "0013"
+revision = "0015"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
