@@ -225,7 +225,10 @@ def test_every_mail_of_the_judge_pasted_back_is_skipped(judge_in_process: Judge)
                           f"{OUTLOOK_BLOCKS['Outlook, German']}\n\n{results}").body)
     played += [m.body for m in j.outbox() if germany in m.to]
     assert len(played) > 10
-    for mails in (sample_mails(), played):
+    # the docs' CONFIRM line is the one line of the judge's mails read wherever it comes
+    # (docs/commands.md), and its code there is no code: left out of what is pasted here
+    samples = [re.sub(r"^ *CONFIRM .*$", "", mail, flags=re.M) for mail in sample_mails()]
+    for mails in (samples, played):
         reply = j.mail(germany, "\n\n".join([signon(j, "GERMANY"), ORDERS, *mails]))
         read = [line for line in reply.body.split("\n") if line.startswith("> ")]
         assert len(read) == 4 and ORDER_SET in reply.body, reply.body
