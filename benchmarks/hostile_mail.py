@@ -11,12 +11,12 @@ many mails were queued:
 * ``HISTORY`` of a played game on 300 lines;
 * 1000 ``CREATE`` lines;
 * a master's 200 ``REPLACE`` lines to 200 new addresses;
-* mails whose shape made reading them dear (judge.mail.bounds): HTML of 15,000 unclosed
+* mails whose shape made reading them dear (judge.mail.reading.bounds): HTML of 15,000 unclosed
   ``<i>`` (75 KB in base64; 30,000 and 60,000 at 150 and 300 KB), a From: of 24,000
   addresses, MIME nested 1,000 deep, a Content-Type of 10,000 parameters, 180 KB labelled
   ``charset=punycode``.
 
-Then the HTML reader alone (judge.mail.html_text.html_to_text) on markup of those shapes at
+Then the HTML reader alone (judge.mail.reading.html_text.html_to_text) on markup of those shapes at
 75, 150 and 300 KB with its bounds lifted: its time grows as the markup does.  ``--shapes``
 runs only the mails of awkward shapes and the HTML reader (they need no game).
 
@@ -34,10 +34,10 @@ from typing import Any, Callable
 
 from sqlalchemy import event, func, select
 
-from judge.config import Config, JudgeSection, LimitsSection
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
+from judge.basics.config import Config, JudgeSection, LimitsSection
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
 from judge.store.db import Store
 from judge.store.models import InboundMessage, OutboxMessage
 from judge.store.schema import ensure_schema
@@ -166,7 +166,7 @@ def shape_cases() -> list[tuple[str, str, Callable[[int], bytes]]]:
 
 def html_reader_alone() -> None:
     """The HTML reader on markup of each shape, doubling in size, its bounds lifted."""
-    from judge.mail.html_text import html_to_text
+    from judge.mail.reading.html_text import html_to_text
 
     lifted = replace(LimitsSection(), html_depth=10**9, html_nodes=10**9)
     shapes: list[tuple[str, Callable[[int], str]]] = [

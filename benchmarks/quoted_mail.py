@@ -5,7 +5,7 @@ Usage::
 
     .venv/bin/python benchmarks/quoted_mail.py [--runs 5]
 
-Each mail is read as the worker reads it (judge.mail.reading.read_message: the text, quoted
+Each mail is read as the worker reads it (judge.mail.reading.message.read_message: the text, quoted
 lines, where an original begins) and planned (judge.commands.prepare.plan: its lines made
 commands, orders, lines of the judge's own, closings), the two steps before execution; the
 figure is the median CPU time of ``--runs`` rounds (``time.process_time``), per mail.  The
@@ -72,7 +72,7 @@ def main() -> None:
 
     import judge.commands.handlers  # noqa: F401  (registers the commands)
     from judge.commands.prepare import plan
-    from judge.mail.reading import read_message
+    from judge.mail.reading.message import read_message
 
     def read_and_plan(raw: bytes) -> None:
         mail = read_message(raw, envelope_sender="p@example.org",

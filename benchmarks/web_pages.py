@@ -34,10 +34,10 @@ from typing import Any
 from aiohttp import web as aioweb
 from sqlalchemy import insert, select
 
-from judge.utc import utcnow
-from judge.config import Config
+from judge.basics.utc import utcnow
+from judge.basics.config import Config
 from judge.core import initial_position, load_map
-from judge.service.phases import process_phase
+from judge.service.processing import process_phase
 from judge.service.positions import dump_position
 from judge.store.db import Store
 from judge.store.models import Game, Press, Seat

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from judge.config import ConfigError, load_config
+from judge.basics.config import ConfigError, load_config
 
 
 def write(path: Path, text: str) -> Path:

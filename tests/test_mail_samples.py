@@ -20,13 +20,13 @@ from typing import Any, Callable
 import pytest
 
 from judge.commands.context import Answer
-from judge.config import Config, JudgeSection
+from judge.basics.config import Config, JudgeSection
 from judge.core import Position, adjudicate, load_map
-from judge.mail.compose import Composer
-from judge.mail.game_mail import judge_date, outgoing_for
-from judge.mail.subjects import reply_subject
+from judge.mail.writing.compose import Composer
+from judge.mail.writing.game_mail import judge_date, outgoing_for
+from judge.mail.writing.subjects import reply_subject
 from judge.service.events import ConfirmationAsked, PhaseProcessed, PlayerRemoved
-from judge.service.phases import board_units, results_facts
+from judge.service.processing import board_units, results_facts
 from judge.service.positions import parse_position_block
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "mail-format.md"
@@ -115,7 +115,7 @@ def listing() -> tuple[str, str]:
     return reply_subject("JUDGE", "list"), body
 
 
-CODE = "K7QM2-XPDA9"  # a confirmation code (judge.service.confirmations makes them at random)
+CODE = "K7QM2-XPDA9"  # a confirmation code (judge.service.access.confirmations makes them at random)
 
 
 def observe_reply() -> tuple[str, str]:

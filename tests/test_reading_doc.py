@@ -11,7 +11,7 @@ import pytest
 
 import judge.commands.handlers  # noqa: F401  (registers the commands)
 from judge.commands.parse import Command, JudgeLine, OtherLine, read_items
-from judge.mail.body_lines import read_body
+from judge.mail.reading.body_lines import read_body
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
 CODE = re.compile(r"`([^`]+)`")

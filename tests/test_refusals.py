@@ -2,7 +2,7 @@
 source.
 
 The service refuses with ``GameError("<code>", fact=value, ...)`` (or a subclass of it) and the
-words are the macro ``<code>`` of the template (``judge.mail.refusals``).  These tests check,
+words are the macro ``<code>`` of the template (``judge.mail.writing.refusals``).  These tests check,
 without running the judge, that every refusal raised anywhere in the judge names its code as a
 snake_case literal, that each code has its macro and each macro its raise, that each raise
 passes exactly the facts its macro takes, and that every macro renders.  The replies themselves
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from jinja2.runtime import Macro
 
-from judge.mail.refusals import refusal_text, refusals
+from judge.mail.writing.refusals import refusal_text, refusals
 from judge.service.errors import GameError
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"

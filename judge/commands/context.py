@@ -1,6 +1,6 @@
 """What a command handler works with while one mail is executed, and what it leaves behind.
 
-A long mail is executed in several transactions (judge.pipeline): everything a later
+A long mail is executed in several transactions (judge.pipeline.stages): everything a later
 transaction needs from the earlier ones -- the answers so far, who the mail has signed on as,
 the work left for the end -- is plain data, saved with :meth:`Context.saved` and given back
 with :meth:`Context.resume`.
@@ -15,10 +15,10 @@ from typing import Any, Callable
 from sqlalchemy.orm import Session
 
 from judge.commands.identity import Identity
-from judge.config import Config
-from judge.mail.outgoing import Outgoing
-from judge.mail.reading import ReadMail
-from judge.mail.times import written
+from judge.basics.config import Config
+from judge.mail.writing.mail_to_others import Outgoing
+from judge.mail.reading.message import ReadMail
+from judge.mail.writing.times import written
 from judge.store.models import Seat
 
 
@@ -72,7 +72,7 @@ class Context:
     mail_bytes: int = 0
     # Addresses the judge did not write to: it has written to them once, never heard back.
     withheld: list[str] = field(default_factory=list)
-    # map documents (judge.maps.document) whose pictures the reply carries (MAP)
+    # map documents (judge.pictures.document) whose pictures the reply carries (MAP)
     pictures: list[dict[str, Any]] = field(default_factory=list)
     # seat id → the order keys this mail has stored for it so far (NO_CHECK keeps a unit's
     # different orders given in one mail; a later mail replaces them)
@@ -125,7 +125,7 @@ class Context:
         return seat.zone if seat is not None else None
 
     def when(self, moment: datetime | None) -> str:
-        """A moment as the reply writes it, in the reader's zone (judge.mail.times)."""
+        """A moment as the reply writes it, in the reader's zone (judge.mail.writing.times)."""
         return written(moment, self.zone)
 
     @property

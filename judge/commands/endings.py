@@ -2,7 +2,7 @@
 writer's name alone on the last line ends the reading as a signature does, rather than being
 answered as an unknown command.
 
-A closing is one of the phrases judge.mail.sign_offs knows, alone on its line (a name may
+A closing is one of the phrases judge.mail.reading.sign_offs knows, alone on its line (a name may
 follow it).  It ends the reading only when nothing meant for the judge comes after it -- no
 command, no line that is plainly an order (judge.core.orders.reads_as_an_order), in the
 hundred lines after it (judge.commands.parse.LOOKAHEAD) -- so that ``Thanks!`` above a SIGNON
@@ -28,7 +28,7 @@ from judge.commands.registry import NEAR_COMMAND, all_commands, lookup
 from judge.core import Map, load_map
 from judge.core.formal.orders import parse_formal_order
 from judge.core.orders import has_an_order_word, looks_like_an_order, reads_as_an_order
-from judge.mail.sign_offs import is_closing
+from judge.mail.reading.sign_offs import is_closing
 from judge.service.games import VARIANTS
 
 # One to three words, each a capital letter and small ones (an apostrophe or a hyphen between

@@ -40,9 +40,9 @@ from judge.commands.parse import Command, Item, JudgeLine, OtherLine, read_items
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
 from judge.commands.unknown import answer_unknown
-from judge.mail import recipients
-from judge.mail.game_mail import copy_bytes, recipients_of
-from judge.mail.refusals import refusal_text
+from judge.mail.guards import recipients
+from judge.mail.writing.game_mail import copy_bytes, recipients_of
+from judge.mail.writing.refusals import refusal_text
 from judge.service.errors import CountedRefusal, GameError
 from judge.store import counters
 

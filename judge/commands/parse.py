@@ -7,7 +7,7 @@ kept as an :class:`OtherLine` for the executor to read as an order
 POSITION …) swallows the lines up to its end word, which are its text, never commands.
 
 Of the lines that are no command, those the judge wrote itself (its results and replies pasted
-or quoted back, judge.mail.own_lines) are :class:`JudgeLine` items, never executed; a closing
+or quoted back, judge.mail.reading.own_lines) are :class:`JudgeLine` items, never executed; a closing
 or the writer's name ends the reading as a signature does (judge.commands.endings).
 """
 
@@ -18,8 +18,8 @@ from typing import Sequence
 
 from judge.commands.endings import ends_reading, meant
 from judge.commands.registry import CommandSpec, lookup, password_words
-from judge.mail.own_lines import CERTAIN, NOT, JudgeLines, may_be_judges
-from judge.mail.template_shapes import TEMPLATE_WORDS
+from judge.mail.reading.own_lines import CERTAIN, NOT, JudgeLines, may_be_judges
+from judge.mail.reading.template_shapes import TEMPLATE_WORDS
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.commands.parse import Command, Item, JudgeLine, read_items, trailing_option
-from judge.config import Config
-from judge.mail.reading import ReadMail
-from judge.service.passwords import Precomputed
+from judge.basics.config import Config
+from judge.mail.reading.message import ReadMail
+from judge.service.access.passwords import Precomputed
 from judge.store.models import Game
 
 # A password is one word of at most this many characters (judge.service.games).

@@ -3,7 +3,7 @@
 :class:`GameError` refuses a request.  It carries no words: a short ``code`` names the refusal
 and ``facts`` hold the data it is about (names, numbers, the core's own message); the words are
 the macro of that name in ``templates/refusals.txt``, rendered by the presentation side
-(``judge.mail.refusals``).  :class:`UnreadableState` is a fault of the judge itself: it was
+(``judge.mail.writing.refusals``).  :class:`UnreadableState` is a fault of the judge itself: it was
 about to store a game state it could not read back, so the transaction is abandoned and the
 game stays as it was (see ``judge.service.faults``).
 """

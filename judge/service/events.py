@@ -21,7 +21,7 @@ class GameEvent:
 class GameStarted(GameEvent):
     """``to`` get the players' copy, ``master_to`` the master's, which names every power's
     address; the players' copy names them only when the game's addresses are public
-    (judge.service.disclosure), and says who plays which power only outside ANONYMOUS games."""
+    (judge.service.access.disclosure), and says who plays which power only outside ANONYMOUS games."""
 
     phase: str
     deadline: datetime | None
@@ -44,7 +44,7 @@ class PowerAssigned(GameEvent):
     homes: tuple[str, ...] = ()  # its home centres' names, alphabetical
     centres: tuple[str, ...] = ()  # the centres it owns now, alphabetical
     # a replacement at an address that has not confirmed it wants the game's mail: the code
-    # it answers with (judge.service.confirmations), and until when the code works
+    # it answers with (judge.service.access.confirmations), and until when the code works
     confirm_code: str | None = None
     confirm_until: datetime | None = None
 
@@ -89,7 +89,7 @@ class OrdersByMaster(GameEvent):
 @dataclass(frozen=True)
 class PhaseProcessed(GameEvent):
     phase: str
-    facts: dict = field(hash=False)  # see judge.service.phases.results_facts
+    facts: dict = field(hash=False)  # see judge.service.processing.results_facts
     next_phase: str | None
     deadline: datetime | None
     reason: str  # "orders complete", "deadline", "grace ended", "master"

@@ -19,19 +19,23 @@ from typing import Any, Iterable, cast
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
-from judge.service import (clock, confirmations, disclosure, formal_state, game_rules,
-                           signon_guard)
+from judge.service import game_rules
+from judge.service.clock import game_clock as clock
+from judge.service.access import confirmations
+from judge.service.access import disclosure
+from judge.service.formal import state as formal_state
+from judge.service.access import signon_guard
 from judge.service.errors import GameError
 from judge.service.events import (Change, ConfirmationAsked, Event, GameEnded, GameNotice,
                                   GameStarted, ParameterChanged, PlayerRemoved, PowerAssigned,
                                   SignonFailures)
-from judge.service.passwords import UNUSABLE, check_password, hash_password
+from judge.service.access.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, final_centres, holdings, load_position
-from judge.service.privacy import require_sight
-from judge.service.results import record_result
+from judge.service.access.privacy import require_sight
+from judge.service.game_results import record_result
 from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
@@ -255,7 +259,7 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
             raise GameError("power_taken", power=wanted, game=game.name)
     # The JOIN's own sender plays: a game has a seat for each power at most, and holding one
     # is what a player asked for (only seats that others' mail gives an address wait for it
-    # to confirm, judge.service.confirmations).
+    # to confirm, judge.service.access.confirmations).
     seat = Seat(game_id=game.id, kind=SeatKind.POWER, wanted_power=wanted, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
                 status=SeatStatus.ACTIVE, joined_at=now, confirmed_at=now)
@@ -277,7 +281,7 @@ def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
         return seats(session, game, "master")
     if letter == "O":
         # those who confirmed first: a password two observers share signs on the one whose
-        # address wants the game's mail (judge.service.confirmations)
+        # address wants the game's mail (judge.service.access.confirmations)
         return sorted(seats(session, game, "observer"), key=lambda s: s.confirmed_at is None)
     m = load_map(game.variant)
     power = next((p for p, v in m.powers.items() if v.letter == letter), None)

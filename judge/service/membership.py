@@ -1,5 +1,5 @@
 """Who follows a game: observers (OBSERVE, their number, the master taking them out) and the
-CONFIRM that makes a seat's address one the game writes to (judge.service.confirmations).
+CONFIRM that makes a seat's address one the game writes to (judge.service.access.confirmations).
 
 Anyone may send OBSERVE in anyone's name, so an observer's seat waits for its address to
 confirm, one address has one seat in a game, and a game has at most ``[limits]
@@ -17,16 +17,16 @@ from datetime import datetime
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from judge.service import confirmations
+from judge.service.access import confirmations
 from judge.service.errors import CountedRefusal, GameError
 from judge.service.events import Event
 from judge.service.games import (find_game, lock_game, removed, require_password_form,
                                  rules_of, seats)
-from judge.service.passwords import hash_password
-from judge.service.privacy import require_sight
+from judge.service.access.passwords import hash_password
+from judge.service.access.privacy import require_sight
 from judge.store import counters
 from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 
 OVER = (GameState.FINISHED, GameState.TERMINATED)
 

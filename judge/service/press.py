@@ -17,16 +17,16 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from judge.core.formal.state import FormalState
 from judge.core.maps import Map
 from judge.core.press import (MASTER, OBSERVER, Addressing, PressError, PressGame,
                               parse_addressing, refusal)
-from judge.service import clock
+from judge.service.clock import game_clock as clock
 from judge.service.errors import GameError
 from judge.service.events import Event, PressSent
 from judge.service.games import dummy_seats, notice, rules_of, seats, variant_title
-from judge.service.phases import position_of
+from judge.service.processing import position_of
 from judge.store.models import Game, GameState, Press, Seat, SeatKind, SeatStatus
 
 OVER = (GameState.FINISHED, GameState.TERMINATED)

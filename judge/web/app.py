@@ -27,14 +27,14 @@ from aiohttp import web
 from cachetools import TTLCache
 
 from judge import __version__
-from judge.utc import utcnow
-from judge.config import Config
-from judge.mail.compose import make_environment
+from judge.basics.utc import utcnow
+from judge.basics.config import Config
+from judge.mail.writing.compose import make_environment
 from judge.store.db import Store
-from judge.service import passes
+from judge.service.access import passes
 from judge.web import views
-from judge.web.pictures import MapStore
-from judge.zones import zone_named
+from judge.web.picture_store import MapStore
+from judge.basics.zones import zone_named
 
 log = logging.getLogger("judge.web")
 
@@ -430,7 +430,7 @@ class WebView:
                    document: Callable[[Any, Any], dict[str, Any]],
                    key: Hashable | None) -> web.Response:
         """A map picture, drawn only when the reader does not have it already (ETag), and
-        then only once for each board (judge.web.pictures)."""
+        then only once for each board (judge.web.picture_store)."""
         def make(session: Any, game: Any) -> Answer:
             doc = document(session, game)
             etag = etag_of(json.dumps(doc, sort_keys=True).encode())

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
-from judge.config import Config
+from judge.basics.config import Config
 from judge.store.db import Store
 
 log = logging.getLogger("judge.web")
@@ -155,7 +155,7 @@ class ConnectionGuard:
 
     def __call__(self) -> asyncio.Protocol:
         if len(self.open) >= self.max_connections:
-            # No peer in the line: identical lines are rate-limited in the log (judge.logs).
+            # No peer in the line: identical lines are rate-limited in the log (judge.basics.logs).
             log.warning("refused a web connection: %d open, the most [web] max_connections "
                         "allows", len(self.open))
             return _Busy(self)

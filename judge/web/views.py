@@ -6,7 +6,7 @@ disagree.  What is shown is what a stranger may read by mail (HISTORY, SUMMARY a
 without signing on): no address, no grey sender, no vote, no order of the phase in progress,
 and only the press the mail rules let anybody read (broadcasts).  Private games are filtered
 out of lists here; whether one may see a private game's own pages is the caller's question
-(:mod:`judge.service.passes`).
+(:mod:`judge.service.access.passes`).
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from judge.core import load_map
 from judge.core.press import MASTER
-from judge.mail.compose import make_environment
-from judge.mail.standings_table import as_json, build_table, choose
-from judge.mail.pictures import board_document, phase_document
+from judge.mail.writing.compose import make_environment
+from judge.mail.writing.standings_table import as_json, build_table, choose
+from judge.mail.writing.attached_maps import board_document, phase_document
 from judge.service.games import title_of_variant, variant_title
-from judge.service.phases import phase_title, position_of
+from judge.service.processing import phase_title, position_of
 from judge.service.press import broadcast_count, broadcasts
-from judge.service.results import result_of
+from judge.service.game_results import result_of
 from judge.service.tournament_results import tournament_results
 from judge.store.models import (Game, GameState, PhaseSnapshot, Seat, SeatKind, SeatStatus,
                                 Tournament)

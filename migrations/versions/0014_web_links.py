@@ -1,5 +1,5 @@
 """Links from mail to a private game's page are good once: the nonces of those opened, kept
-until the link would have expired anyway (judge.service.passes).
+until the link would have expired anyway (judge.service.access.passes).
 
 Revision ID: 0014
 Revises: 0013

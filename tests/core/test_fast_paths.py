@@ -38,7 +38,7 @@ from judge.core.orders import (
     parsed_lines,
 )
 from judge.core.phases import Phase
-from judge.core.results import INVALID, OK, OrderResult
+from judge.core.order_results import INVALID, OK, OrderResult
 
 M = load_map()
 CODES = sorted(p for p in M.provinces if len(p) == 3)

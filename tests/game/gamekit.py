@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import Row, select
 
 from conftest import JUDGE_ADDRESS, body_of, make_mail
-from judge.config import Config, JudgeSection
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
+from judge.basics.config import Config, JudgeSection
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
 from judge.store.schema import ensure_schema
@@ -171,7 +171,7 @@ def start_full_game(j: Judge, name: str = "war1901", extra: str = "") -> dict[st
     return assigned
 
 
-# The code a mail asks its reader to send back (judge.service.confirmations).
+# The code a mail asks its reader to send back (judge.service.access.confirmations).
 CONFIRM_CODE = re.compile(r"CONFIRM ([A-Z0-9]{5}-[A-Z0-9]{5})")
 
 
@@ -205,7 +205,7 @@ def signon(j: Judge, power: str, game: str = "war1901") -> str:
 
 def force_due(j: Judge, game: str, when: datetime) -> None:
     """Move a game's stored clock so its deadline is ``when`` (what a long wait would do)."""
-    from judge.service import clock
+    from judge.service.clock import game_clock as clock
     from judge.store.models import Game
     with j.store.transaction() as s:
         g = s.scalars(select(Game).where(Game.name_key == game)).one()

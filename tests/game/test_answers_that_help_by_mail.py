@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from gamekit import Judge, force_due, signon, start_full_game
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 
 MASTER = "master@example.org"
 WINTER = ("Austria: A Vie; centers Vie Bud Tri\n"

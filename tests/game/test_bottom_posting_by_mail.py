@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gamekit import Judge, start_full_game
-from judge.mail.reading import read_body
+from judge.mail.reading.message import read_body
 
 ATTRIBUTION = "On Mon, 23 Nov 2026 at 10:00, JUDGE <judge@example.org> wrote:"
 QUOTE = "> Signed on as France in war1901.\n>\n> Orders of France in war1901 for S1901M:\n"

@@ -13,7 +13,7 @@ from sqlalchemy import update
 
 from gamekit import Judge, code_in, observe, player
 from judge.store.models import Seat
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from test_late_powers import M, MASTER, two_player_game
 
 NEW = "new@example.org"

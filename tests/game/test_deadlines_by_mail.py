@@ -11,9 +11,9 @@ from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from gamekit import Judge, Sent, observe, player
-from judge.utc import utcnow
-from judge.mail.game_mail import judge_date
-from judge.mail.times import written
+from judge.basics.utc import utcnow
+from judge.mail.writing.game_mail import judge_date
+from judge.mail.writing.times import written
 from test_by_mail import ALL_HOLD
 from test_clock_and_repairs import snapshot_count, tick
 from test_late_powers import M, MASTER, game_row, order, two_player_game

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from gamekit import (POWERS, Judge, code_for, force_due, player, signon,
                      start_full_game)
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from judge.store.models import Game, Seat
 
 from test_by_mail import ALL_HOLD

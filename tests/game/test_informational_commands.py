@@ -1,7 +1,7 @@
 """Informational commands (HELP, GET, VERSION, LIST, HISTORY, SUMMARY, STANDINGS) only answer:
 they write nothing to the store, which is why the judge runs them without a savepoint of their
 own (judge.commands.execute), but the count of a privacy password's guesses (each guess is
-counted before it is checked, and a right one taken back: judge.service.privacy). Each is run
+counted before it is checked, and a right one taken back: judge.service.access.privacy). Each is run
 here on a judge with a game past its first phase, in a tournament, and a private game, by
 strangers and by a signed-on player and master, and every statement it sends to the database is
 watched."""
@@ -19,9 +19,9 @@ from judge.commands.context import Context
 from judge.commands.execute import run_one
 from judge.commands.parse import Command, read_items
 from judge.commands.registry import all_commands
-from judge.mail.compose import Composer
-from judge.mail.reading import read_message
-from judge.utc import utcnow
+from judge.mail.writing.compose import Composer
+from judge.mail.reading.message import read_message
+from judge.basics.utc import utcnow
 
 # Mails whose informational lines are watched (the other lines, SIGNON, may write).
 MAILS = [

@@ -15,8 +15,8 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from gamekit import Judge, code_for, player, signon
-from judge.utc import utcnow
-from judge.service import clock
+from judge.basics.utc import utcnow
+from judge.service.clock import game_clock as clock
 from judge.store.models import Game
 
 from test_by_mail import ALL_HOLD

@@ -13,11 +13,11 @@ from sqlalchemy import event, func, select
 
 from conftest import JUDGE_ADDRESS, make_mail
 from gamekit import Judge, signon, start_full_game
-from judge import pipeline
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
-from judge.service import passwords
+from judge.pipeline import stages as pipeline
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
+from judge.service.access import passwords
 from judge.store.models import Game, InboundMessage, OutboxMessage
 
 SENDER = "master@example.org"

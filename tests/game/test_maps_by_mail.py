@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from conftest import read_maildir
 from gamekit import Judge, observe, signon, start_full_game
-from judge.mail.sender import deliver_due
-from judge.mail.transports import MaildirTransport
+from judge.mail.sending.sender import deliver_due
+from judge.mail.sending.transports import MaildirTransport
 from judge.store.models import OutboxMessage
 
 MASTER = "master@example.org"

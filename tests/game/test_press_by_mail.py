@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from gamekit import POWERS, Judge, Sent, observe, signon, start_full_game
 from judge.core.errors import InputError
-from judge.service.phases import position_of
+from judge.service.processing import position_of
 from judge.store.models import Game, OutboxMessage, Press
 
 MASTER = "master@example.org"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from gamekit import Judge, observe, player
-from judge.service.passwords import check_password
+from judge.service.access.passwords import check_password
 from judge.store.models import Game, Seat
 
 MASTER = "master@example.org"
@@ -58,7 +58,7 @@ def test_a_private_game_is_hidden_from_strangers(judge_in_process: Judge) -> Non
     assert "No phase of g has been processed yet." in \
         j.mail(STRANGER, "HISTORY g PRIVACY hush").body
     assert "Summary of g (forming)" in j.mail(STRANGER, "SUMMARY g PRIVACY hush").body
-    # (no picture for a stranger: judge.commands.handlers.maps)
+    # (no picture for a stranger: judge.commands.handlers.map_pictures)
     assert "no picture comes with this reply" in j.mail(STRANGER, "MAP g PRIVACY hush").body
     assert "You have asked to observe g" in observe(j, STRANGER, "g", extra="PRIVACY hush").body
     assert "You have joined g" in j.mail(player(0), "JOIN g pw0 France PRIVACY hush").body

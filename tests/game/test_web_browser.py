@@ -143,7 +143,7 @@ def test_on_a_phone_the_list_fits_the_screen_and_the_map_opens_at_full_size(
     scrolled, and the map was too small to read and no link: now each game is a card of
     labelled lines, and the map is a link to the picture at its full size."""
     from judge.service.games import create_game
-    from judge.utc import utcnow
+    from judge.basics.utc import utcnow
     j = played.judge
     with j.store.transaction() as s:
         create_game(s, "longergamename", "pw", MASTER, utcnow())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gamekit import Judge, start_full_game
-from judge.config import WebSection
+from judge.basics.config import WebSection
 from webkit import G, SPRING_ORDERS, signon
 
 URL = "https://judge.example.org"
@@ -100,7 +100,7 @@ def test_a_pass_expires_and_a_departed_players_pass_is_void(judge_in_process: Ju
     from datetime import timedelta
 
     from conftest import free_port
-    from judge.utc import utcnow
+    from judge.basics.utc import utcnow
     from judge.web import app
     from judge.web.app import WebView
     from webkit import Web, serve_in_thread

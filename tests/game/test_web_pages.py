@@ -48,7 +48,7 @@ def test_the_list_is_paged(web: Web) -> None:
     from judge.web.views import PAGE_SIZE
     with j.store.transaction() as s:
         from judge.service.games import create_game
-        from judge.utc import utcnow
+        from judge.basics.utc import utcnow
         for i in range(PAGE_SIZE + 3):
             create_game(s, f"g{i:03d}", "pw", MASTER, utcnow())
     first = web.get("/").text

@@ -138,7 +138,7 @@ def test_a_new_privacy_password_voids_every_pass(web: Web) -> None:
 
 
 def test_wrong_guesses_are_limited_as_by_mail(web: Web) -> None:
-    from judge.service.privacy import PER_SENDER
+    from judge.service.access.privacy import PER_SENDER
     j = web.judge
     private_game(j)
     for _ in range(PER_SENDER):

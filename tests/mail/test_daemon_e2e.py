@@ -168,7 +168,7 @@ def test_a_password_in_the_subject_is_written_nowhere(shared_judge):
 
 def test_store_failure_answers_451_and_keeps_nothing(judge):
     judge.sql("DROP TABLE inbound")
-    # A mail that comes while the back office holds SQLite's write lock (its start, a
+    # A mail that comes while the worker process holds SQLite's write lock (its start, a
     # scheduler tick) is kept in intake's spool instead, answered 250, and held back there when
     # the database refuses it (tests/store/test_spool.py).  So a try answered 250 must be in
     # the spool; the next try, when the lock is free, must be refused.

@@ -2,7 +2,7 @@
 could not be read (or, when its headers cannot be read, deliberately not answered) at once,
 the mail after it is not held up, and none of it is read as commands.
 
-Before the bounds of judge.mail.bounds and the one-pass HTML reader (judge.mail.html_text),
+Before the bounds of judge.mail.reading.bounds and the one-pass HTML reader (judge.mail.reading.html_text),
 75 KB of nested HTML held the worker 100 s and a From: of 24,000 addresses 4.4 s, and 1,000
 levels of MIME exhausted Python's recursion, after which the raw headers and boundaries were
 read as commands, past the robot checks.  The waits below are limits far under those costs,

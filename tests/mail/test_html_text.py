@@ -1,4 +1,4 @@
-"""Tests for judge.mail.html_text: HTML rendered as the lines its reader saw, in one pass.
+"""Tests for judge.mail.reading.html_text: HTML rendered as the lines its reader saw, in one pass.
 
 What a reader sees (line breaks, white space, entities, what is skipped), the bounds on
 nesting and size, and that the work grows in proportion to the markup whatever its shape
@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from judge.config import LimitsSection
-from judge.mail.bounds import Unreadable
-from judge.mail.html_text import html_to_text
+from judge.basics.config import LimitsSection
+from judge.mail.reading.bounds import Unreadable
+from judge.mail.reading.html_text import html_to_text
 
 
 def lines(markup: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Which lines of a mail the judge wrote itself (judge.mail.own_lines): its lines are known
+"""Which lines of a mail the judge wrote itself (judge.mail.reading.own_lines): its lines are known
 whatever they say, and a player's order or command never is taken for one."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import judge.commands.handlers  # noqa: F401  (registers the commands)
 from judge.commands.registry import all_commands
 from judge.core import load_map
-from judge.mail.own_lines import CERTAIN, NOT, WRITTEN, judge_lines
+from judge.mail.reading.own_lines import CERTAIN, NOT, WRITTEN, judge_lines
 
 M = load_map()
 

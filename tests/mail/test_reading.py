@@ -1,4 +1,4 @@
-"""Tests for judge.mail.reading: what the judge reads from received mail."""
+"""Tests for judge.mail.reading.message: what the judge reads from received mail."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.config import LimitsSection
-from judge.mail.body_lines import read_body
-from judge.mail.reading import ReadMail, body_lines, read_message
+from judge.basics.config import LimitsSection
+from judge.mail.reading.body_lines import read_body
+from judge.mail.reading.message import ReadMail, body_lines, read_message
 
 JUDGE = "judge@example.net"
 PLAYER = "player@example.org"
@@ -443,7 +443,7 @@ def test_other_address_at_judge_domain_is_not_robot() -> None:
 
 
 def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> None:
-    import judge.mail.reading as reading
+    import judge.mail.reading.message as reading
 
     real = reading.body_text
     calls: list[int] = []
@@ -466,7 +466,7 @@ def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> No
 def test_a_mail_no_parser_reads_is_never_read_as_commands(monkeypatch) -> None:
     """Reading its raw text as lines once made its headers and MIME boundaries commands, past
     the robot checks: now it is unreadable, and its headers alone are read for the checks."""
-    import judge.mail.reading as reading
+    import judge.mail.reading.message as reading
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -602,8 +602,8 @@ def test_an_address_read_directly_is_the_one_the_header_parser_reads(value: str,
     parser; whatever the header holds, it finds what the parser finds, and notes the same."""
     from email import message_from_bytes
 
-    from judge.mail.headers import first_address, parsed_first_address
-    from judge.mail.bounds import _READING
+    from judge.mail.reading.headers import first_address, parsed_first_address
+    from judge.mail.reading.bounds import _READING
 
     raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
     msg = message_from_bytes(raw, policy=_READING)
@@ -621,7 +621,7 @@ def test_the_common_address_shapes_are_read_without_the_header_parser(
         value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property test above compares the direct reading with the parser; these shapes take
     the direct one (so it does not merely compare the parser with itself)."""
-    from judge.mail import headers
+    from judge.mail.reading import headers
 
     monkeypatch.setattr(headers, "parsed_first_address",
                         lambda *a: pytest.fail("read by the header parser"))
@@ -638,7 +638,7 @@ def test_an_envelope_address_read_directly_is_the_one_parseaddr_reads(value: str
     envelope holds, the result is the one parseaddr gives."""
     import email.utils
 
-    from judge.mail.headers import envelope_address, normalise_addr_spec
+    from judge.mail.reading.headers import envelope_address, normalise_addr_spec
 
     stripped = value.strip()
     by_parseaddr = "" if stripped in ("", "<>") else (
@@ -651,7 +651,7 @@ def test_an_envelope_address_read_directly_is_the_one_parseaddr_reads(value: str
 def test_a_plain_envelope_address_is_read_without_parseaddr(
         value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property test above compares the two readings; these shapes take the direct one."""
-    from judge.mail import headers
+    from judge.mail.reading import headers
 
     monkeypatch.setattr(headers.email.utils, "parseaddr",
                         lambda *a: pytest.fail("read by parseaddr"))
@@ -659,7 +659,7 @@ def test_a_plain_envelope_address_is_read_without_parseaddr(
 
 
 def test_raw_bytes_in_a_header_become_characters_and_other_text_stays() -> None:
-    from judge.mail.headers import fix_surrogates
+    from judge.mail.reading.headers import fix_surrogates
 
     assert fix_surrogates("caf\udcc3\udca9") == "café"  # utf-8 bytes
     assert fix_surrogates("caf\udce9") == "caf\xe9"  # latin-1 when not utf-8
@@ -682,8 +682,8 @@ def test_a_header_decoded_directly_is_the_text_the_header_classes_give(pieces: l
     whatever the header holds, it gives what they give."""
     from email import message_from_bytes
 
-    from judge.mail.headers import decoded_header, parsed_decoded_header, raw_header
-    from judge.mail.bounds import _READING
+    from judge.mail.reading.headers import decoded_header, parsed_decoded_header, raw_header
+    from judge.mail.reading.bounds import _READING
 
     value = "".join(pieces).strip("\r\n")
     raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
@@ -700,7 +700,7 @@ def test_a_plain_subject_is_read_without_the_header_classes(
         subject: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property test above compares the direct reading with the header classes; these
     subjects take the direct one (so it does not merely compare the classes with themselves)."""
-    from judge.mail import headers
+    from judge.mail.reading import headers
 
     monkeypatch.setattr(headers, "parsed_decoded_header",
                         lambda *a: pytest.fail("read by the header classes"))

@@ -1,4 +1,4 @@
-"""Why a mail could not be read is a code and facts (judge.mail.bounds.Unreadable), worded by
+"""Why a mail could not be read is a code and facts (judge.mail.reading.bounds.Unreadable), worded by
 ``templates/unreadable_reasons.txt``: read from the source, every code raised has its macro
 there and every macro is raised, each with the facts its raises pass, and each renders.  The
 replies themselves are tested by mail (tests/mail/test_hostile_reading.py)."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from jinja2.runtime import Macro
 
-from judge.mail.compose import make_environment
+from judge.mail.writing.compose import make_environment
 
 PACKAGE = Path(__file__).resolve().parent.parent.parent / "judge"
 SAMPLES = {"limit": 20, "header": "From", "error": "RecursionError"}

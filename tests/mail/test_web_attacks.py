@@ -334,7 +334,7 @@ def test_wrong_privacy_passwords_guessed_at_once_never_pass_the_limits(judge_fac
     """40 wrong guesses at once from one client once had 10 checked against a limit of 5, and
     the game-wide limit of 50 let 55 through: each guess is now counted before it is checked,
     on SQLite and PostgreSQL alike, and the mail's guesses count with the web's."""
-    from judge.service.privacy import PER_GAME, PER_SENDER
+    from judge.service.access.privacy import PER_GAME, PER_SENDER
     web_port = free_port()
     judge = judge_factory(JUDGE_WEB_LISTEN=f"127.0.0.1:{web_port}", JUDGE_WEB_MAX_RENDERS="100")
     assert "created" in mailed(judge, "CREATE secret1 mpw PRIVACY hush")

@@ -64,9 +64,9 @@ def test_no_web_view_when_listen_is_empty(judge_factory) -> None:
 PROCESS_PROBE = """
 import asyncio, sys
 from types import SimpleNamespace
-from judge.config import load_config
-from judge.daemon import Daemon
-from judge.web_process import WebProcess
+from judge.basics.config import load_config
+from judge.daemon.intake_process import Daemon
+from judge.daemon.web_process import WebProcess
 
 class Started(Exception):
     pass

@@ -20,12 +20,16 @@ from typing import Callable
 import pytest
 from sqlalchemy import func, select
 
-from judge.service import absences, games, membership, moments, phases, press, privacy
+from judge.service import games, membership, press
+from judge.service.clock import absences
+from judge.service.clock import moments
+from judge.service import processing as phases
+from judge.service.access import privacy
 from judge.service.errors import CountedRefusal, GameError
 from judge.service.events import GameNotice, ParameterChanged
 from judge.store import counters
 from judge.store.models import Absence, Game, Press, Seat
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from servicekit import MASTER, NOW, PLAYERS, full_game, power_seat
 
 DEADLINE = NOW + timedelta(hours=48)  # a movement phase's default length

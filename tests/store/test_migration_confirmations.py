@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from judge.store.db import Store
 from judge.store.schema import downgrade, upgrade
-from judge.utc import as_utc, utcnow
+from judge.basics.utc import as_utc, utcnow
 
 SEATS = [("master", "gm@example.org"), ("power", "p1@example.org"),
          ("observer", "o1@example.org")]

@@ -1,7 +1,7 @@
 """Commands about games that anyone may send: CREATE, JOIN, SIGNON, OBSERVE, CONFIRM, HISTORY,
 SUMMARY.
 
-(LIST lives in :mod:`judge.commands.handlers.general` with the other commands for anyone.)
+(LIST lives in :mod:`judge.commands.handlers.information` with the other commands for anyone.)
 """
 
 from __future__ import annotations
@@ -19,20 +19,22 @@ from judge.commands.identity import Identity
 from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import Preparation, with_privacy
 from judge.commands.registry import Role, command, positions, privacy_keyword
-from judge.config import Config
+from judge.basics.config import Config
 from judge.core import load_map
-from judge.mail.game_mail import outgoing_for
-from judge.mail.refusals import refusal_text
-from judge.service import clock, game_rules, moments, signon_guard
+from judge.mail.writing.game_mail import outgoing_for
+from judge.mail.writing.refusals import refusal_text
+from judge.service import game_rules
+from judge.service.clock import game_clock as clock
+from judge.service.clock import moments
+from judge.service.access import signon_guard
 from judge.service.errors import GameError
-from judge.service.formal_games import formal_length
-from judge.service.confirmations import expiry
+from judge.service.formal.games import formal_length
+from judge.service.access.confirmations import expiry
 from judge.service.games import (create_game, find_game, join_game, role_seats, signon,
                                  start_game, variant_title)
 from judge.service.membership import confirm, observe_game
-from judge.service.phases import snapshots
-from judge.service.privacy import (assign_privacy, is_private, require_sight,
-                                   set_privacy)
+from judge.service.processing import snapshots
+from judge.service.access.privacy import assign_privacy, is_private, require_sight, set_privacy
 from judge.service.tournaments import (WrongPassword, add_game, check_tournament_for,
                                        existing_tournament, tournament_for)
 from judge.store import counters

@@ -18,8 +18,8 @@ from judge.commands.errors import CommandError
 from judge.commands.handlers.games import solitaire_privacy_text
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
-from judge.addresses import AddressError, checked_address
-from judge.mail.game_mail import outgoing_for
+from judge.basics.addresses import AddressError, checked_address
+from judge.mail.writing.game_mail import outgoing_for
 from judge.service.draws import resume_ended
 from judge.service.events import Change, Event
 from judge.service import game_rules
@@ -30,9 +30,8 @@ from judge.service.games import (dummy_power, dummy_seats, leave, lock_game, mak
 from judge.service.errors import CountedRefusal
 from judge.service.faults import ProcessingFault, guarded, record_fault
 from judge.service.membership import remove_observers
-from judge.service.phases import (process_phase, resume_game, rollback, rollforward,
-                                  set_position)
-from judge.service.privacy import set_privacy
+from judge.service.processing import process_phase, resume_game, rollback, rollforward, set_position
+from judge.service.access.privacy import set_privacy
 from judge.store.models import Game, GameState
 
 RUNNING = frozenset({GameState.ACTIVE, GameState.PAUSED})

@@ -8,11 +8,11 @@ from judge.commands.errors import CommandError
 from judge.commands.finishers import copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
-from judge.addresses import AddressError, checked_address
-from judge.mail.game_mail import outgoing_for
+from judge.basics.addresses import AddressError, checked_address
+from judge.mail.writing.game_mail import outgoing_for
 from judge.service import game_rules
 from judge.service.games import leave, lock_game, move_seat
-from judge.service.passwords import hash_password
+from judge.service.access.passwords import hash_password
 from judge.store.models import GameState, Seat, SeatStatus
 
 PLAYING = frozenset({GameState.ACTIVE, GameState.PAUSED})

@@ -16,8 +16,8 @@ from judge.commands.errors import CommandError
 from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
-from judge.mail.game_mail import outgoing_for
-from judge.mail.press_mail import kind_label, recipients_label, sender_label
+from judge.mail.writing.game_mail import outgoing_for
+from judge.mail.writing.press_mail import kind_label, recipients_label, sender_label
 from judge.service.events import Event, PressSent
 from judge.service.games import lock_game
 from judge.service.press import (Viewer, read_addressing, send_press, set_grey_press,
