@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Hashable
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import msgspec
 from aiohttp import web
@@ -175,6 +175,7 @@ class WebView:
             web.get("/favicon.ico", self.no_icon),
             web.get("/games/{name}", self.game_page),
             web.post("/games/{name}/pass", self.take_password),
+            web.post("/games/{name}/open", self.open_link),
             web.get("/games/{name}/map.png", self.current_map),
             web.get("/games/{name}/phases/{phase}", self.phase_page),
             web.get("/games/{name}/phases/{phase}/map.png", self.phase_map),
@@ -292,7 +293,8 @@ class WebView:
         cookies = dict(request.cookies)
         code = request.query.get("code")
         if code is not None and not api:
-            return lambda: self._open_link(name, code, cookies, request.path + _zone(request)[1])
+            zone, tzq = _zone(request)
+            return lambda: self._open_link(name, code, cookies, request.path + tzq, zone)
 
         def work() -> Answer:
             with self.store.reading() as session:
@@ -312,25 +314,54 @@ class WebView:
                                        zone="UTC", tzq="")
         return work
 
-    def _open_link(self, name: str, code: str, cookies: dict[str, str], page: str) -> Answer:
-        """A link from mail with a one-time code: the pass it gives (a cookie), and the page
-        without the code in its address (the zone kept).  A code used before, or too old,
-        opens nothing, unless the reader holds a good pass already."""
+    def _open_link(self, name: str, code: str, cookies: dict[str, str], page: str,
+                   zone: str) -> Answer:
+        """A link from mail with a one-time code, opened (GET): a page with one button that
+        spends the code (:meth:`open_link`).  Mail scanners and link previews open links to
+        look at them; a GET never spends the code, so the reader's own click still works.  A
+        reader who holds a good pass already goes straight on to the page."""
         now = utcnow()
-        with self.store.transaction() as session:
+        with self.store.reading() as session:
             try:
                 game = views.find_public_game(session, name)
             except views.NotFound as exc:
                 return self._error(False, 404, f"{exc}.")
-            if game.privacy_hash is None:
+            if game.privacy_hash is None or passes.pass_is_good(
+                    session, game, cookies.get(passes.cookie_name(game)), now):
                 return Answer(303, b"", location=page)
-            given = passes.use_code(session, game, code[:200], now, self.pass_lifetime)
-            if given is not None:
-                return Answer(303, b"", cookie=(passes.cookie_name(game), given), location=page)
-            if passes.pass_is_good(session, game, cookies.get(passes.cookie_name(game)), now):
-                return Answer(303, b"", location=page)
-            return self.render("private.html", 403, game=game.name, wrong=False, spent=True,
-                               zone="UTC", tzq="")
+            if not passes.code_is_open(session, game, code[:200], now, self.pass_lifetime):
+                return self.render("private.html", 403, game=game.name, wrong=False,
+                                   spent=True, zone="UTC", tzq="")
+            return self.render("open.html", 200, game=game.name, code=code[:200],
+                               page_zone=zone if zone != "UTC" else "", zone="UTC", tzq="")
+
+    async def open_link(self, request: web.Request) -> web.Response:
+        """The button of a link from mail (POST): the code spent once for a pass (a cookie),
+        and the page, the zone kept."""
+        name = request.match_info["name"]
+        form = await request.post()
+        code = str(form.get("code", ""))[:200]
+        given = str(form.get("tz", ""))[:64]
+        zone = zone_named(given) if given else None
+        query = "?" + urlencode({"tz": zone}) if zone and zone != "UTC" else ""
+        now = utcnow()
+
+        def work() -> Answer:
+            with self.store.transaction() as session:
+                try:
+                    game = views.find_public_game(session, name)
+                except views.NotFound as exc:
+                    return self._error(False, 404, f"{exc}.")
+                page = f"/games/{quote(game.name)}{query}"
+                if game.privacy_hash is None:
+                    return Answer(303, b"", location=page)
+                given = passes.use_code(session, game, code, now, self.pass_lifetime)
+                if given is not None:
+                    return Answer(303, b"", cookie=(passes.cookie_name(game), given),
+                                  location=page)
+                return self.render("private.html", 403, game=game.name, wrong=False,
+                                   spent=True, zone="UTC", tzq="")
+        return await self._answer(request, work)
 
     # ------------------------------------------------------------------ pages
 

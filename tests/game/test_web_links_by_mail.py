@@ -73,8 +73,15 @@ def test_a_private_games_links_carry_a_one_time_code_never_the_pass(judge_in_pro
     assert f"{G} on the web: {URL}/games/{G}?code=" in listed
     web = Web(j, free_port())
     for _ in serve_in_thread(WebView(j.store, j.config), web.port, web.served):
-        opened = web.get(france + "&tz=Europe/Paris")
-        # the page, without the code, in the zone asked for
+        # opening the link (as a mail scanner or a link preview does) spends nothing: it
+        # shows a button, and shows it again
+        for _ in range(2):
+            shown = web.get(france + "&tz=Europe/Paris")
+            assert shown.status == 200 and "Set-Cookie" not in shown.headers
+            assert f'action="/games/{G}/open"' in shown.text
+        # the button spends the code: the page, without the code, in the zone asked for
+        code = france.split("code=", 1)[1]
+        opened = open_link(web, france, "Europe/Paris")
         assert opened.status == 303
         assert opened.headers["Location"] == f"/games/{G}?tz=Europe%2FParis"
         crumb = cookie_of(opened)
@@ -84,15 +91,28 @@ def test_a_private_games_links_carry_a_one_time_code_never_the_pass(judge_in_pro
         for m in j.outbox():
             assert value not in m.body
         assert value not in opened.headers["Location"]
-        # the code is good once: a second opening without the pass opens nothing
+        # the code is good once: opened or posted again without the pass, it opens nothing
         again = web.get(france)
         assert again.status == 403 and "Set-Cookie" not in again.headers
         assert "has been opened before, or is out of date" in again.text
-        # with the pass, it goes on to the page
+        posted = web.post_form(f"/games/{G}/open", {"code": code})
+        assert posted.status == 403 and "Set-Cookie" not in posted.headers
+        # with the pass, the link goes on to the page
         assert web.get(france, Cookie=crumb).status == 303
-        # a made-up code opens nothing and gives no cookie
-        bad = web.get(f"/games/{G}?code=0.{2 ** 31}.{'0' * 16}.{'0' * 32}")
+        # a made-up code opens nothing and gives no cookie, shown or posted
+        made_up = f"0.{2 ** 31}.{'0' * 16}.{'0' * 32}"
+        bad = web.get(f"/games/{G}?code={made_up}")
         assert bad.status == 403 and "Set-Cookie" not in bad.headers
+        bad = web.post_form(f"/games/{G}/open", {"code": made_up})
+        assert bad.status == 403 and "Set-Cookie" not in bad.headers
+
+
+def open_link(web, link: str, zone: str = ""):
+    """What a reader's click on the button of a link from mail gets (the POST it makes)."""
+    form = {"code": link.split("code=", 1)[1].split("&", 1)[0]}
+    if zone:
+        form["tz"] = zone
+    return web.post_form(link.split("?", 1)[0] + "/open", form)
 
 
 def test_a_pass_expires_and_a_departed_players_pass_is_void(judge_in_process: Judge,
@@ -108,8 +128,8 @@ def test_a_pass_expires_and_a_departed_players_pass_is_void(judge_in_process: Ju
     assigned = private_game_with_results(j)
     web = Web(j, free_port())
     for _ in serve_in_thread(WebView(j.store, j.config), web.port, web.served):
-        italy = cookie_of(web.get(link_of(j, assigned["ITALY"])))
-        france = cookie_of(web.get(link_of(j, assigned["FRANCE"])))
+        italy = cookie_of(open_link(web, link_of(j, assigned["ITALY"])))
+        france = cookie_of(open_link(web, link_of(j, assigned["FRANCE"])))
         russia_link = link_of(j, assigned["RUSSIA"])
         stranger = cookie_of(web.post_form(f"/games/{G}/pass", {"password": "hush"}))
         for crumb in (italy, france, stranger):
@@ -123,9 +143,11 @@ def test_a_pass_expires_and_a_departed_players_pass_is_void(judge_in_process: Ju
         reply = j.mail("master@example.org", f"SIGNON M{G} mpw\nEJECT Russia")
         assert "Error" not in reply.body, reply.body
         assert web.get(russia_link).status == 403
+        assert open_link(web, russia_link).status == 403
         # a month later every pass and link is out of date
         later = utcnow() + timedelta(days=j.config.web.pass_days, minutes=1)
         monkeypatch.setattr(app, "utcnow", lambda when=later: when)
         for crumb in (italy, stranger):
             assert web.get(f"/games/{G}", Cookie=crumb).status == 403
         assert web.get(link_of(j, assigned["TURKEY"])).status == 403
+        assert open_link(web, link_of(j, assigned["TURKEY"])).status == 403

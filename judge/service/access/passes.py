@@ -15,7 +15,9 @@ web's ``[web] pass_days``).
 Links in mail never carry a pass, since addresses are kept in proxies' logs and browsers'
 histories: they carry a *code* ``?code=<seat>.<issued>.<nonce>.<signature>``, signed alike,
 which the web exchanges once for a pass (the nonce is stored when it is used; a second use,
-or a code older than the lifetime, opens nothing).
+or a code older than the lifetime, opens nothing).  Opening the link only shows a button: the
+code is spent by the button's POST, so a mail scanner or a link preview that fetches every
+link it sees spends nothing.
 
 Wrong passwords are counted as the mail's are (judge.store.counters, kind ``privacy``): per
 day, from one client address and from everybody; past the limits no password is checked.
@@ -113,10 +115,11 @@ def seat_of(session: Session, game: Game, address: str) -> Seat | None:
         Seat.address == address).order_by(Seat.id)).first()
 
 
-def use_code(session: Session, game: Game, code: str, now: datetime, lifetime: timedelta
-             ) -> str | None:
-    """The pass a link's ``code`` gives, once: None when it is no code of this game's, is
-    older than ``lifetime``, its seat is no longer played, or it was used already."""
+def _valid_code(session: Session, game: Game, code: str, now: datetime, lifetime: timedelta
+                ) -> tuple[Seat | None, str, datetime] | None:
+    """What a link's ``code`` stands for -- its seat, its nonce, when it expires -- or None
+    when it is no code of this game's, is older than ``lifetime`` or its seat is no longer
+    played (whether it was used is not asked here)."""
     parts = code.split(".")
     if game.privacy_hash is None or len(parts) != 4 or not parts[0].isdigit() or \
             not parts[1].isdigit() or len(parts[1]) > 12 or len(parts[2]) != 16:
@@ -132,6 +135,24 @@ def use_code(session: Session, game: Game, code: str, now: datetime, lifetime: t
     wanted = _signature(game, seat, f"link {seat_id} {issued} {nonce}")[:32]
     if not hmac.compare_digest(wanted, signature):
         return None
+    return seat, nonce, expires
+
+
+def code_is_open(session: Session, game: Game, code: str, now: datetime, lifetime: timedelta
+                 ) -> bool:
+    """Whether ``code`` would give a pass now (a good code, not used yet); nothing is spent."""
+    valid = _valid_code(session, game, code, now, lifetime)
+    return valid is not None and session.get(WebLinkUse, valid[1]) is None
+
+
+def use_code(session: Session, game: Game, code: str, now: datetime, lifetime: timedelta
+             ) -> str | None:
+    """The pass a link's ``code`` gives, once: None when it is no good code (see
+    :func:`code_is_open`) or was used already."""
+    valid = _valid_code(session, game, code, now, lifetime)
+    if valid is None:
+        return None
+    seat, nonce, expires = valid
     session.execute(delete(WebLinkUse).where(WebLinkUse.expires_at < now))
     try:
         with session.begin_nested():
