@@ -7,7 +7,7 @@ Usage::
 
 Runs, each in a process of its own (so one's caches and threads do not colour the next):
 adjudication in the core (adjudicate.py) and through the CLI (cli_adjudicate.py), the CPU the
-back office spends on a mail (mail_cpu.py), intake of a burst of mail (intake.py), steady load
+worker process spends on a mail (mail_cpu.py), intake of a burst of mail (intake.py), steady load
 and burst end to end on a real ``judge serve`` (steady_load.py) and its timeline
 (burst_timeline.py), order mails (order_mails.py),
 due deadlines (deadlines.py), map pictures (map_render.py), and the web pages (web_pages.py)

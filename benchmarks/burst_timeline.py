@@ -10,7 +10,7 @@ Usage::
 The burst (``VERSION`` mails, each from its own address) goes out as fast as the sessions go
 (benchmarks/intake.py's client).  Meanwhile a thread reads the database (read-only) and
 ``/proc``: mails stored, mails answered (inbound ``done``), replies sent (outbox ``sent``), and
-the CPU share of the daemon (intake), the back office (worker) and the sender since the last
+the CPU share of the daemon (intake), the worker process (worker) and the sender since the last
 line.  It shows what a single figure hides: a sender that sends nothing while the worker works
 off a backlog, a worker starved while mail arrives, a core left idle.
 
@@ -55,7 +55,7 @@ class Sample:
     stored: int
     answered: int
     sent: int
-    cpu: tuple[float, float, float]  # daemon, back office, sender
+    cpu: tuple[float, float, float]  # daemon, worker process, sender
 
 
 def sample(db: Path, pids: tuple[int, int, int], at: float) -> Sample | None:
@@ -83,9 +83,9 @@ def main() -> int:
         env = judge_env(tmp, port)
         proc = start_judge_serve(tmp, env, tmp / "serve.log")
         try:
-            back_office, = children(proc.pid)
-            sender, = children(back_office)
-            pids = (proc.pid, back_office, sender)
+            worker_process, = children(proc.pid)
+            sender, = children(worker_process)
+            pids = (proc.pid, worker_process, sender)
             samples: list[Sample] = []
             start = time.perf_counter()
 
@@ -108,7 +108,7 @@ def main() -> int:
             stop(proc)
     print(f"judge burst timeline: {args.messages} mails over {args.connections} SMTP sessions, "
           f"{os.cpu_count()} CPUs; all accepted after {accepted:.2f} s")
-    print("     s   stored answered     sent   daemon  back office  sender  (CPU since last line)")
+    print("     s   stored answered     sent   daemon  worker process  sender  (CPU since last line)")
     for before, now in zip(samples, samples[1:]):
         span = now.at - before.at
         shares = [100 * (b - a) / span for a, b in zip(before.cpu, now.cpu)]

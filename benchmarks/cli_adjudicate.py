@@ -74,7 +74,7 @@ def judge_command() -> list[str]:
     if exe.exists():
         return [str(exe)]
     found = shutil.which("judge")
-    return [found] if found else [sys.executable, "-m", "judge.cli"]
+    return [found] if found else [sys.executable, "-m", "judge.cli.main"]
 
 
 def _spawn(args: list[str], data: bytes, env: dict[str, str] | None = None) -> float:

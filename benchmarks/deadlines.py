@@ -9,7 +9,7 @@ For each total in ``--games`` a fresh SQLite store gets that many active games (
 board, seven players each), of which ``--due`` have a deadline in the past; the rest are due
 in a day.  It prints
 
-* the time to find the due games (``judge.service.scheduler.due_games``, best of 20) and the
+* the time to find the due games (``judge.service.clock.scheduler.due_games``, best of 20) and the
   SQLite query plan, which must use the ``ix_games_next_event`` index: the time depends on
   the number of due games, not on the number of games that are not due;
 * games processed per second by one scheduler pass (``run_due``: lock, adjudicate with
@@ -31,13 +31,13 @@ from pathlib import Path
 
 from sqlalchemy import func, insert, select, text
 
-from judge.utc import utcnow
-from judge.config import Config
+from judge.basics.utc import utcnow
+from judge.basics.config import Config
 from judge.core import initial_position, load_map
-from judge.mail.compose import Composer
-from judge.mail.game_mail import queue_events
+from judge.mail.writing.compose import Composer
+from judge.mail.writing.game_mail import queue_events
 from judge.service.positions import dump_position
-from judge.service.scheduler import due_games, run_due
+from judge.service.clock.scheduler import due_games, run_due
 from judge.store.db import Store
 from judge.store.models import Game, OutboxMessage, Seat
 from judge.store.schema import ensure_schema
@@ -66,7 +66,7 @@ def build(path: Path, games: int, due: int) -> Store:
         rows[k * step]["deadline"] = now - timedelta(minutes=1)
     seats = [dict(game_id=g + 1, kind="power", power=p, address=f"{p.lower()}{g}@example.org",
                   password_hash=FAKE_HASH, wait=False, orders="{}", status="active",
-                  joined_at=now)
+                  joined_at=now, confirmed_at=now)
              for g in range(games) for p in m.powers]
     with store.transaction() as s:
         s.execute(insert(Game), rows)

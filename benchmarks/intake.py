@@ -216,8 +216,8 @@ def wait_listening(proc: subprocess.Popen[bytes], port: int, what: str, log: Pat
 
 def start_judge_serve(tmp: Path, env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
     """``judge serve``, once it says READY=1 as systemd would hear it: the database checked,
-    intake listening and the back office's worker running.  (Listening alone is not ready: the
-    back office would still be starting, on the core the load generator needs.)"""
+    intake listening and the worker process's worker running.  (Listening alone is not ready: the
+    worker process would still be starting, on the core the load generator needs.)"""
     ready_path = tmp / "notify.sock"
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as ready:
         ready.bind(str(ready_path))

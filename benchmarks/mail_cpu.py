@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU per mail of the back office's two jobs, in one process, without SMTP or contention.
+"""CPU per mail of the worker process's two jobs, in one process, without SMTP or contention.
 
 Usage::
 
@@ -8,8 +8,8 @@ Usage::
 
 N ``VERSION`` mails (those of benchmarks/intake.py, each from its own address, so no reply cap
 is reached) are stored in a fresh SQLite database; then the worker processes them in the
-daemon's batches (judge.mail.worker.work_batch with the pipeline) and the sender delivers the
-replies to a Maildir (judge.mail.sender.deliver_due), each timed with
+daemon's batches (judge.pipeline.worker.work_batch with the pipeline) and the sender delivers the
+replies to a Maildir (judge.mail.sending.sender.deliver_due), each timed with
 ``time.process_time`` (user and system CPU, the fsyncs' waits excluded) and the clock on the
 wall.  Logging goes to a file, as the daemon's goes to the journal.  The median of R runs.
 
@@ -46,13 +46,13 @@ def measure(count: int, read: int = 0) -> dict[str, float]:
     sys.path.insert(0, str(HERE))
     from intake import JUDGE_ADDRESS, build_messages
 
-    from judge.config import load_config
-    from judge.logs import setup_logging
-    from judge.mail.intake import Arrival, message_id_of, store_arrivals
-    from judge.mail.sender import deliver_due
-    from judge.mail.transports import MaildirTransport
-    from judge.mail.worker import work_batch
-    from judge.pipeline import Pipeline
+    from judge.basics.config import load_config
+    from judge.basics.logs import setup_logging
+    from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+    from judge.mail.sending.sender import deliver_due
+    from judge.mail.sending.transports import MaildirTransport
+    from judge.pipeline.worker import work_batch
+    from judge.pipeline.stages import Pipeline
     from judge.store.db import Store
     from judge.store.schema import ensure_schema
 

@@ -25,9 +25,9 @@ from typing import Any
 from judge.core import adjudicate, initial_position, load_map
 from judge.core.board import Position
 from judge.core.maps import ARMY, province_of
-from judge.maps import png_of, png_of_document, scene_of
-from judge.maps.document import picture_from_document, results_by_power
-from judge.maps.svg import render_svg
+from judge.pictures import png_of, png_of_document, scene_of
+from judge.pictures.document import picture_from_document, results_by_power
+from judge.pictures.svg import render_svg
 from judge.service.positions import position_to_dict
 
 M = load_map()

@@ -11,7 +11,7 @@ each, every seat with a real scrypt password hash of its own at the judge's *def
 each game then mail ``SIGNON`` and an order for each of their units (3 or 4 lines) from their
 own address, ``--rounds`` times over (players revise their orders); one power stays silent so
 no phase is processed.  The mails are stored as intake stores them, then the daemon worker's
-own step (``judge.mail.worker.work_batch`` with the mail pipeline; ``process_pending`` in a
+own step (``judge.pipeline.worker.work_batch`` with the mail pipeline; ``process_pending`` in a
 judge without it) runs until none is left.  Printed: mails per second over all rounds, and
 apart the first round (each seat's
 first sign-on: a full password check) and the later ones (the seat signed on minutes ago).
@@ -35,13 +35,13 @@ if not os.environ.get("ORDER_BENCH_KEEP_COST"):
 
 from sqlalchemy import func, insert, select  # noqa: E402
 
-from judge.utc import utcnow  # noqa: E402
-from judge.config import Config, JudgeSection  # noqa: E402
+from judge.basics.utc import utcnow  # noqa: E402
+from judge.basics.config import Config, JudgeSection  # noqa: E402
 from judge.core import initial_position, load_map  # noqa: E402
-from judge.mail.intake import Arrival, store_arrivals  # noqa: E402
-from judge.pipeline import Pipeline  # noqa: E402
-from judge.mail import worker  # noqa: E402
-from judge.service import passwords  # noqa: E402
+from judge.mail.intake.accept import Arrival, store_arrivals  # noqa: E402
+from judge.pipeline.stages import Pipeline  # noqa: E402
+from judge.pipeline import worker  # noqa: E402
+from judge.service.access import passwords  # noqa: E402
 from judge.service.positions import dump_position  # noqa: E402
 from judge.store.db import Store  # noqa: E402
 from judge.store.models import Game, InboundMessage, Seat  # noqa: E402
@@ -67,7 +67,7 @@ def build(path: Path, games: int, hashes: list[str]) -> tuple[Store, list[str]]:
     powers = sorted(m.powers)
     seats = [dict(game_id=g + 1, kind="power", power=p, address=f"{p.lower()}{g}@example.org",
                   password_hash=hashes[g * len(powers) + i], wait=False, orders="{}",
-                  status="active", joined_at=now)
+                  status="active", joined_at=now, confirmed_at=now)
              for g in range(games) for i, p in enumerate(powers)]
     with store.transaction() as s:
         s.execute(insert(Game), rows)

@@ -37,15 +37,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from randomplay import random_orders  # noqa: E402
 
-from judge.utc import utcnow  # noqa: E402
-from judge.config import Config  # noqa: E402
+from judge.basics.utc import utcnow  # noqa: E402
+from judge.basics.config import Config  # noqa: E402
 from judge.core.adjudicator.adjustments import adjustments_needed  # noqa: E402
-from judge.mail.compose import Composer  # noqa: E402
-from judge.mail.game_mail import queue_events  # noqa: E402
+from judge.mail.writing.compose import Composer  # noqa: E402
+from judge.mail.writing.game_mail import queue_events  # noqa: E402
 from judge.service.errors import GameError  # noqa: E402
 from judge.service.games import create_game, join_game, lock_game, seats  # noqa: E402
 from judge.service.orders import submit_line  # noqa: E402
-from judge.service.phases import position_of, process_phase  # noqa: E402
+from judge.service.processing import position_of, process_phase  # noqa: E402
 from judge.store.db import Store  # noqa: E402
 from judge.store.schema import ensure_schema  # noqa: E402
 

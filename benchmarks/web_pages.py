@@ -34,10 +34,10 @@ from typing import Any
 from aiohttp import web as aioweb
 from sqlalchemy import insert, select
 
-from judge.utc import utcnow
-from judge.config import Config
+from judge.basics.utc import utcnow
+from judge.basics.config import Config
 from judge.core import initial_position, load_map
-from judge.service.phases import process_phase
+from judge.service.processing import process_phase
 from judge.service.positions import dump_position
 from judge.store.db import Store
 from judge.store.models import Game, Press, Seat
@@ -64,11 +64,13 @@ def build(path: Path, games: int) -> Store:
             for i, name in enumerate(names)])
         s.execute(insert(Seat), [dict(
             game_id=g + 1, kind="power", power=power, address=f"p{g}-{power}@example.org",
-            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now)
+            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now,
+            confirmed_at=now)
             for g in range(len(names)) for power in POWERS])
         s.execute(insert(Seat), [dict(
             game_id=g + 1, kind="master", power=None, address=f"gm{g}@example.org",
-            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now)
+            password_hash=FAKE_HASH, wait=False, orders="{}", status="active", joined_at=now,
+            confirmed_at=now)
             for g in range(len(names))])
     played = [1, *range(2, len(names) + 1, 10)]
     for game_id in played:

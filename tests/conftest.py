@@ -40,14 +40,14 @@ import pytest
 sys.dont_write_bytecode = False
 
 # Cheap password hashes for the thousands of JOINs and SIGNONs the tests send (see
-# judge.service.passwords); set before any judge module is imported.
+# judge.service.access.passwords); set before any judge module is imported.
 PASSWORD_COST = os.environ.setdefault("JUDGE_PASSWORD_COST", "10")
 # In this process (the in-process game and web kits) cheaper still: 2**4 where the judge lets
 # nobody set less than 2**10.  A hash records its own cost, so what a test proves does not
 # depend on it; at 2**10 hashing was a sixth of the CPU of a game played in process.
-import judge.service.passwords  # noqa: E402  (after the variable above is set)
+import judge.service.access.passwords  # noqa: E402  (after the variable above is set)
 
-judge.service.passwords._N = 2 ** 4
+judge.service.access.passwords._N = 2 ** 4
 
 from forked_daemons import ForkedDaemon, start_serve  # noqa: E402
 
@@ -215,14 +215,14 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None,
 
     from click.testing import CliRunner
 
-    from judge.cli import main
+    from judge.cli.main import main
     given = dict(os.environ if env is None else env)
     overlay: dict[str, str | None] = {k: None for k in os.environ if k not in given}
     overlay.update(given)
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level  # the CLI sets up logging of its own
     here = os.getcwd()
-    umask = os.umask(0o077)  # the CLI sets its own (judge.private_files): put back after
+    umask = os.umask(0o077)  # the CLI sets its own (judge.basics.private_files): put back after
     os.umask(umask)
     try:
         if cwd is not None:
@@ -308,7 +308,7 @@ def judge_env(tmp: Path, port: int, db_url: str | None = None, **overrides: str)
         "JUDGE_INTAKE_LISTEN": f"127.0.0.1:{port}",
         "JUDGE_OUTBOUND_TRANSPORT": f"maildir:{tmp / 'mail'}",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
-        # The other test workers keep the CPUs busy: at the default nice 19 the back office
+        # The other test workers keep the CPUs busy: at the default nice 19 the worker process
         # and the sender got a few per cent of a core, and a daemon test waited seconds for
         # them.  1 still puts them below the daemon (a test checks that; another the default).
         "JUDGE_WORKER_NICENESS": "1",
@@ -390,7 +390,7 @@ class RunningJudge:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def wait_log(self, text: str, timeout: float = 30) -> None:
-        """Wait until the daemon's log says ``text`` (e.g. "back office running": the worker
+        """Wait until the daemon's log says ``text`` (e.g. "worker process running": the worker
         is up, and the database's write lock no longer taken by its start)."""
         for _ in polls(timeout):
             if text in self.log():
@@ -461,7 +461,7 @@ class RunningJudge:
         raise AssertionError(f"the judge did not finish its queues in {timeout} s:\n{self.log()}")
 
     def spooled(self) -> int:
-        """Mail intake accepted while the back office held SQLite's write lock and has not yet
+        """Mail intake accepted while the worker process held SQLite's write lock and has not yet
         moved into the inbound table (judge.store.inbound.Spool; it moves within milliseconds):
         until it has, the inbound table does not show it, and "nothing left to do" is false."""
         spool = Path(f"{self.db_path}.spool")
@@ -627,7 +627,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 # An xdist worker that has finished leaves without the interpreter's teardown, as the judge's
-# own commands do (judge/launch.py): taking apart every module and object of a process that
+# own commands do (judge/cli/launch.py): taking apart every module and object of a process that
 # ran hundreds of tests took it 1.5-2 s, and the main process waited for both workers before it
 # could end the run.  By then the worker has sent every report and its "finished" message
 # (xdist reads the exit status from that message, not from the process), every fixture has

@@ -1,6 +1,6 @@
 """``judge serve`` for the tests, forked from a process that has already imported the judge.
 
-A daemon test starts the real command: ``judge.launch.main()``, the console script's entry
+A daemon test starts the real command: ``judge.cli.launch.main()``, the console script's entry
 point, with the test's arguments, environment, working directory, umask and log file, in a
 process of its own that the test mails over SMTP and signals like any other.  What it skips is
 the interpreter's start and the imports (SQLAlchemy, the templates' machinery, the pipeline):
@@ -19,7 +19,7 @@ the file-descriptor limit and same-pid restart tests, and one operations test.
 ``JUDGE_TEST_EXEC_DAEMONS=1`` makes every daemon a real process again.
 
 One thing a fork cannot take from a request is a value a module read from the environment when
-it was imported: JUDGE_PASSWORD_COST is the one (judge.service.passwords); a daemon asked for
+it was imported: JUDGE_PASSWORD_COST is the one (judge.service.access.passwords); a daemon asked for
 with another value than the preloader's is started as a real process.  And like the in-process
 kits, a forked daemon hashes passwords at 2**4 (the real floor is 2**10).
 """
@@ -181,20 +181,20 @@ def run_judge(args: Sequence[str], env: Mapping[str, str], cwd: Path,
 
 def _preload() -> None:
     """Import what ``judge serve`` imports before it starts to listen."""
-    import judge.back_office  # noqa: F401
-    import judge.cli  # noqa: F401
-    import judge.daemon  # noqa: F401
-    import judge.launch  # noqa: F401
-    import judge.mail.sender  # noqa: F401
-    import judge.mail.transports  # noqa: F401
-    import judge.pipeline  # noqa: F401
+    import judge.daemon.worker_process  # noqa: F401
+    import judge.cli.main  # noqa: F401
+    import judge.daemon.intake_process  # noqa: F401
+    import judge.cli.launch  # noqa: F401
+    import judge.mail.sending.sender  # noqa: F401
+    import judge.mail.sending.transports  # noqa: F401
+    import judge.pipeline.stages  # noqa: F401
     import judge.store.leases  # noqa: F401
     import judge.web.app  # noqa: F401  (the web view, on by default)
     # Hashes as cheap as the in-process kits' (tests/conftest.py): a hash records its own
     # cost, so nothing a test proves depends on it, and at the judge's floor of 2**10 the
     # daemons' sign-ons were a thirtieth of the suite's CPU.
-    import judge.service.passwords
-    judge.service.passwords._N = 2 ** 4
+    import judge.service.access.passwords
+    judge.service.access.passwords._N = 2 ** 4
     try:  # the PostgreSQL driver, which SQLAlchemy imports when a daemon's URL names one
         import psycopg  # noqa: F401
     except ImportError:
@@ -222,7 +222,7 @@ def _become_daemon(request: dict[str, Any], keep_out: list[int]) -> None:
             os.dup2(out, fd)
             os.close(out)
         sys.argv = ["judge", *request["args"]]
-        from judge.launch import main
+        from judge.cli.launch import main
         main()  # ends the process
     finally:
         os._exit(70)  # only if the above failed before the judge took over

@@ -1,10 +1,10 @@
-"""judge.addresses: which addresses the judge stores and writes to, and how it compares them."""
+"""judge.basics.addresses: which addresses the judge stores and writes to, and how it compares them."""
 
 from __future__ import annotations
 
 import pytest
 
-from judge.addresses import AddressError, checked_address, is_judge_address, usable_address
+from judge.basics.addresses import AddressError, checked_address, is_judge_address, usable_address
 
 
 @pytest.mark.parametrize("text, stored", [

@@ -108,7 +108,7 @@ def test_jsonl_goes_on_past_a_fault_of_the_judges_and_says_so(
     import io
 
     import judge.core.jsonio
-    from judge.adjudicate_cli import adjudicate
+    from judge.cli.adjudicate import adjudicate
 
     real = judge.core.jsonio.adjudicate_json
 
@@ -158,19 +158,19 @@ def test_adjudicating_imports_neither_the_store_nor_the_configuration() -> None:
     # SQLAlchemy alone took most of the command's start-up; it only needs the core
     _, loaded = _probe("sorted({m.split('.')[0] + '.' + m.split('.')[1] if m.startswith("
                        "'judge.') else m.split('.')[0] for m in sys.modules})",
-                       "from judge.cli import main\nmain(['adjudicate', '--jsonl'])")
+                       "from judge.cli.main import main\nmain(['adjudicate', '--jsonl'])")
     assert "'judge.core'" in loaded
     for heavy in ("sqlalchemy", "alembic", "jinja2", "aiosmtpd", "'judge.store'",
-                  "'judge.config'", "'judge.service'", "'judge.mail'"):
+                  "'judge.basics.config'", "'judge.service'", "'judge.mail'"):
         assert heavy not in loaded, heavy
 
 
 def test_the_command_goes_straight_to_adjudicating_without_the_command_line() -> None:
-    """judge.launch: `judge adjudicate` loads neither click nor the other commands; anything
+    """judge.cli.launch: `judge adjudicate` loads neither click nor the other commands; anything
     else (its --help too) is the full command line."""
-    output, loaded = _probe("sorted(m for m in sys.modules if m in ('click', 'judge.cli', "
+    output, loaded = _probe("sorted(m for m in sys.modules if m in ('click', 'judge.cli.main', "
                             "'logging'))", "sys.argv = ['judge', 'adjudicate', '--jsonl']\n"
-                            "from judge.launch import main\nmain()")
+                            "from judge.cli.launch import main\nmain()")
     assert json.loads(output)["next_phase"] == "F1901M"
     assert loaded == "[]"
     helped = subprocess.run([JUDGE_EXE, "adjudicate", "--help"], capture_output=True,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from judge.config import Config, JudgeSection
-from judge.mail.compose import Composer
-from judge.mail.outbox import enqueue
+from judge.basics.config import Config, JudgeSection
+from judge.mail.writing.compose import Composer
+from judge.mail.sending.outbox import enqueue
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from judge.config import ConfigError, load_config
+from judge.basics.config import ConfigError, load_config
 
 
 def write(path: Path, text: str) -> Path:
@@ -135,10 +135,16 @@ BAD_FILES = {
     "bad keeper": ("[judge]\nkeeper = 'a@b@c.org'\n", "[judge] keeper is not a usable mail address"),
     "zero commands per mail": ("[limits]\ncommands_per_mail = 0\n",
                                "[limits] commands_per_mail must be at least 1"),
+    "zero MIME depth": ("[limits]\nmime_depth = 0\n", "[limits] mime_depth must be at least 1"),
+    "zero HTML nodes": ("[limits]\nhtml_nodes = 0\n", "[limits] html_nodes must be at least 1"),
     "niceness above 19": ("[worker]\nniceness = 20\n", "[worker] niceness must be 0 to 19"),
     "negative niceness": ("[worker]\nniceness = -5\n", "[worker] niceness must be 0 to 19"),
     "negative limit": ("[limits]\ncreates_per_day = -1\n",
                        "[limits] creates_per_day must not be negative"),
+    "codes that never work": ("[limits]\nconfirm_days = 0\n",
+                              "[limits] confirm_days must be at least 1"),
+    "a day's bytes beyond the count": ("[limits]\nmail_bytes_per_day = 3000000000\n",
+                                       "[limits] mail_bytes_per_day must be less than"),
 }
 
 

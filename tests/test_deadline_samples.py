@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from judge.config import Config, JudgeSection
-from judge.mail.compose import Composer
-from judge.mail.game_mail import judge_date, outgoing_for
+from judge.basics.config import Config, JudgeSection
+from judge.mail.writing.compose import Composer
+from judge.mail.writing.game_mail import judge_date, outgoing_for
 from judge.service.events import (Change, Event, GameResumed, LateNotice, ParameterChanged)
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "deadlines.md"

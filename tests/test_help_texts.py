@@ -13,8 +13,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from judge.config import LimitsSection
-from judge.core.gamerules import rule_descriptions
+from judge.basics.config import LimitsSection
+from judge.core.game_rules import rule_descriptions
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 HELP = TEMPLATES / "help"

@@ -1,10 +1,11 @@
-"""The layers of docs/architecture.md hold: what may import what, read from the source.
+"""The rooms of docs/architecture.md hold: what may import what, read from the source.
 
 Every ``import`` counts, at the top of a module or inside a function, because a lazy import is
-still a dependency.  The judge's layers, lowest first: core, maps, store, service, mail,
-commands, and the programs on top (pipeline, inject, web, cli, daemon).  No module imports
-itself back through others, whichever layers they are in: an import under ``TYPE_CHECKING``
-counts too, since it ties the modules together as much as a running one.
+still a dependency.  The judge's rooms, lowest first: core, pictures, store, service, mail,
+commands, pipeline, web, daemon and cli, with the basics (configuration, logs, time, zones,
+addresses) and the variants' data beside them for all.  No module imports itself back
+through others, whichever rooms they are in: an import under ``TYPE_CHECKING`` counts too,
+since it ties the modules together as much as a running one.
 """
 
 from __future__ import annotations
@@ -17,17 +18,26 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
-# Small modules beside the layers that anything may use (time, zones, where files are).
-SHARED = {"utc", "zones", "resources", "variants", "addresses"}
-# What each layer may import besides itself and the shared modules.
+# Beside the rooms, for all of them: the basics and the variants' data.
+SHARED = {"basics", "variants"}
+# What each room may import besides itself and the shared ones, lowest room first.
 ALLOWED = {
-    "core": {"variants"},
-    "maps": {"core"},
+    "core": set(),
+    "pictures": {"core"},
     "store": set(),
-    "service": {"core", "maps", "store"},
-    "mail": {"core", "maps", "store", "service", "config"},
-    "commands": {"core", "maps", "store", "service", "mail", "config"},
+    "service": {"core", "pictures", "store"},
+    "mail": {"core", "pictures", "store", "service"},
+    "commands": {"core", "pictures", "store", "service", "mail"},
+    "pipeline": {"core", "pictures", "store", "service", "mail", "commands"},
+    "web": {"core", "pictures", "store", "service", "mail"},
+    "daemon": {"core", "pictures", "store", "service", "mail", "commands", "pipeline", "web"},
+    "cli": {"core", "pictures", "store", "service", "mail", "commands", "pipeline", "web",
+            "daemon"},
+    "basics": set(),
+    "variants": set(),
 }
+# The package's face: the modules its root may hold.
+ROOT_MODULES_AT_MOST = 5
 
 
 def _module_name(path: Path) -> str:
@@ -80,8 +90,38 @@ def _graph() -> dict[str, set[str]]:
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
 def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
-    imported = _graph().get(layer, set()) - SHARED - ALLOWED[layer] - {""}
+    imported = _graph().get(layer, set()) - SHARED - ALLOWED[layer] - {"", layer}
     assert imported == set(), f"judge.{layer} must not import judge.{', judge.'.join(imported)}"
+
+
+def test_every_room_is_declared_and_the_root_holds_the_packages_face() -> None:
+    """A new folder is a new room: it says here what it may import.  The package's root holds
+    its face (its version) and little else: a module belongs in a room."""
+    rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert rooms - set(ALLOWED) == set(), "rooms missing from ALLOWED"
+    assert set(ALLOWED) - rooms == set(), "ALLOWED names a room that is not there"
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= ROOT_MODULES_AT_MOST, root
+
+
+# Module names found in several rooms because they hold one idea at the layers that deal with
+# it (the core's draws, the service's draws over the store, the commands' draw commands …).
+SAME_IDEA = {"draws", "press", "orders", "games", "errors", "game_rules", "state",
+             "game_results", "tournaments", "__init__"}
+
+
+def test_no_two_modules_share_a_name_for_different_things() -> None:
+    """A name means one thing: no module is named as a room or package is, and a module name
+    found in two places is one idea at two layers (SAME_IDEA)."""
+    modules: dict[str, list[str]] = {}
+    packages = {p.name for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
+    for path in PACKAGE.rglob("*.py"):
+        modules.setdefault(path.stem, []).append(_module_name(path))
+    # the Formal Diplomacy commands (commands/handlers/formal.py) beside its core and service
+    assert sorted(set(modules) & packages) == ["formal"]
+    shared = {name: where for name, where in modules.items()
+              if len(where) > 1 and name not in SAME_IDEA}
+    assert shared == {}
 
 
 def test_the_core_imports_no_outside_library_with_side_effects() -> None:

@@ -12,7 +12,7 @@ change of wording.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -20,13 +20,13 @@ from typing import Any, Callable
 import pytest
 
 from judge.commands.context import Answer
-from judge.config import Config, JudgeSection
+from judge.basics.config import Config, JudgeSection
 from judge.core import Position, adjudicate, load_map
-from judge.mail.compose import Composer
-from judge.mail.game_mail import judge_date, outgoing_for
-from judge.mail.subjects import reply_subject
-from judge.service.events import PhaseProcessed
-from judge.service.phases import board_units, results_facts
+from judge.mail.writing.compose import Composer
+from judge.mail.writing.game_mail import judge_date, outgoing_for
+from judge.mail.writing.subjects import reply_subject
+from judge.service.events import ConfirmationAsked, PhaseProcessed, PlayerRemoved
+from judge.service.processing import board_units, results_facts
 from judge.service.positions import parse_position_block
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "mail-format.md"
@@ -115,12 +115,45 @@ def listing() -> tuple[str, str]:
     return reply_subject("JUDGE", "list"), body
 
 
+CODE = "K7QM2-XPDA9"  # a confirmation code (judge.service.access.confirmations makes them at random)
+
+
+def observe_reply() -> tuple[str, str]:
+    """The reply to OBSERVE war1901: the seat waits for the code to come back."""
+    answer = _render("game/observe.txt", game=GAME, code=CODE, address="fan@example.org",
+                     until="Monday 30 November 2026, 21:00 UTC")
+    body = _render("reply.txt", answers=[Answer(1, "OBSERVE war1901 ****",
+                                                answer.rstrip("\n"))],
+                   problems=[], mail=None, limit=50)
+    return reply_subject("JUDGE", "observe"), body
+
+
+def confirm_address() -> tuple[str, str]:
+    """The one mail to a new address France's player gave (SET ADDRESS)."""
+    event = ConfirmationAsked(game=GAME, variant="Standard", to=("new@example.org",),
+                              phase="F1901M", role="FRANCE", code=CODE,
+                              until=DEADLINE + timedelta(days=3))
+    (out,) = outgoing_for([event], "JUDGE")
+    return out.subject, _render(out.template, **out.variables)
+
+
+def closed_to_observers() -> tuple[str, str]:
+    """An observer's mail when the master closes the game to observers (NO_OBSERVATIONS)."""
+    event = PlayerRemoved(game=GAME, variant="Standard", to=("fan@example.org",), power=None,
+                          phase="F1901M", how="closed", observer=True)
+    (out,) = outgoing_for([event], "JUDGE")
+    return out.subject, _render(out.template, **out.variables)
+
+
 SAMPLES: dict[str, Callable[[], tuple[str, str]]] = {
     "Reply after SIGNON": reply,
     "Movement results": lambda: results("F1901M"),
     "Retreat results": lambda: results("F1901R"),
     "Adjustment results": lambda: results("W1901A"),
     "LIST of a game": listing,
+    "Reply to OBSERVE": observe_reply,
+    "Confirm your address": confirm_address,
+    "Closed to observers": closed_to_observers,
 }
 
 

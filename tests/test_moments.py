@@ -8,12 +8,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from judge.mail.times import day_names, written
-from judge.service import clock
+from judge.mail.writing.times import day_names, written
+from judge.service.clock import game_clock as clock
 from judge.service.errors import GameError
-from judge.service.moments import parse_clock, parse_days, parse_moment, parse_when
+from judge.service.clock.moments import parse_clock, parse_days, parse_moment, parse_when
 from judge.store.models import Game
-from judge.zones import tz, zone_named
+from judge.basics.zones import tz, zone_named
 
 UTC = timezone.utc
 NOW = datetime(2026, 11, 24, 10, 30, tzinfo=UTC)  # a Tuesday

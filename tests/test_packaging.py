@@ -32,7 +32,7 @@ def test_a_stray_templates_folder_beside_the_package_is_never_taken(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In site-packages another project's top-level templates/ sits beside ``judge``: only the
     judge's own data package, or its own checkout (marked by its pyproject.toml), counts."""
-    from judge import resources as where
+    from judge.basics import resources as where
     (tmp_path / "templates").mkdir()
     (tmp_path / "judge").mkdir()
     monkeypatch.setattr(where, "_PACKAGE", tmp_path / "judge")
@@ -45,7 +45,7 @@ def test_a_stray_templates_folder_beside_the_package_is_never_taken(
 
 def test_an_installed_wheel_finds_its_data_package_inside_judge(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge import resources as where
+    from judge.basics import resources as where
     (tmp_path / "judge" / "_templates").mkdir(parents=True)
     (tmp_path / "templates").mkdir()
     monkeypatch.setattr(where, "_PACKAGE", tmp_path / "judge")
@@ -55,6 +55,6 @@ def test_an_installed_wheel_finds_its_data_package_inside_judge(
 
 def test_the_running_judge_finds_real_templates_and_migrations() -> None:
     """Whether it runs from a wheel (as CI installs it) or a checkout."""
-    from judge import resources as where
+    from judge.basics import resources as where
     assert (where.templates_dir() / "reply.txt").is_file()
     assert (where.migrations_dir() / "env.py").is_file()

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from judge.service.passwords import check_password, hash_password
+from judge.service.access.passwords import check_password, hash_password
 
 
 def test_hash_is_salted_and_checks_only_the_right_password() -> None:
@@ -28,7 +28,7 @@ def test_a_hash_made_at_another_cost_still_checks() -> None:
 
 
 def test_the_cost_comes_from_the_environment_within_bounds() -> None:
-    code = "from judge.service.passwords import hash_password as h; print(h('x').split('$')[1])"
+    code = "from judge.service.access.passwords import hash_password as h; print(h('x').split('$')[1])"
     def n_for(cost: str) -> int:
         env = {**os.environ, "JUDGE_PASSWORD_COST": cost}
         return int(subprocess.run([sys.executable, "-c", code], env=env, check=True,
@@ -40,7 +40,7 @@ def test_the_cost_comes_from_the_environment_within_bounds() -> None:
 def test_the_judges_hashes_are_standard_scrypt() -> None:
     """The judge computes scrypt with libsodium; OpenSSL's (hashlib) must agree bit for bit,
     at the test cost and the default one, for a password beyond ASCII."""
-    from judge.service import passwords
+    from judge.service.access import passwords
     for n in (passwords._N, 2 ** 14):
         for password in ("secret", "pässwörd ✓"):
             salt = os.urandom(16)

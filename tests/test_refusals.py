@@ -2,7 +2,7 @@
 source.
 
 The service refuses with ``GameError("<code>", fact=value, ...)`` (or a subclass of it) and the
-words are the macro ``<code>`` of the template (``judge.mail.refusals``).  These tests check,
+words are the macro ``<code>`` of the template (``judge.mail.writing.refusals``).  These tests check,
 without running the judge, that every refusal raised anywhere in the judge names its code as a
 snake_case literal, that each code has its macro and each macro its raise, that each raise
 passes exactly the facts its macro takes, and that every macro renders.  The replies themselves
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from jinja2.runtime import Macro
 
-from judge.mail.refusals import refusal_text, refusals
+from judge.mail.writing.refusals import refusal_text, refusals
 from judge.service.errors import GameError
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
@@ -46,13 +46,16 @@ SAMPLES: dict[str, Any] = {
     "known": ["standard", "formal"],
     "last_year": 1910,
     "least": 3,
+    "letters": ["A", "E", "F"],
     "letter": "F",
     "limit": 3,
     "line": "F DWO G",
+    "lines": 1400,
     "longest": 64,
     "mode": "NoDIAS",
     "most": 34,
     "name": "war1901",
+    "near": ("Ukraine", "Bohemia"),
     "order_type": "R",
     "owner": "GERMANY",
     "phase": "S1901M",
@@ -67,6 +70,7 @@ SAMPLES: dict[str, Any] = {
     "removals": 1,
     "role": "F",
     "rule": "NO_DIAS",
+    "size": 247000,
     "second": "GERMANY",
     "state": "active",
     "syntax": "HISTORY war1901 PRIVACY <password>",
@@ -79,6 +83,7 @@ SAMPLES: dict[str, Any] = {
     "victory": True,
     "what": "processing S1901M (master's PROCESS)",
     "word": "noon",
+    "written": 100,
 }
 
 

@@ -11,7 +11,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from conftest import JUDGE_EXE
-from judge.config import Config, load_config
+from judge.basics.config import Config, load_config
 
 SAMPLE = Path(__file__).resolve().parents[1] / "deploy" / "judge.toml"
 

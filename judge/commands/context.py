@@ -1,6 +1,6 @@
 """What a command handler works with while one mail is executed, and what it leaves behind.
 
-A long mail is executed in several transactions (judge.pipeline): everything a later
+A long mail is executed in several transactions (judge.pipeline.stages): everything a later
 transaction needs from the earlier ones -- the answers so far, who the mail has signed on as,
 the work left for the end -- is plain data, saved with :meth:`Context.saved` and given back
 with :meth:`Context.resume`.
@@ -15,10 +15,10 @@ from typing import Any, Callable
 from sqlalchemy.orm import Session
 
 from judge.commands.identity import Identity
-from judge.config import Config
-from judge.mail.outgoing import Outgoing
-from judge.mail.reading import ReadMail
-from judge.mail.times import written
+from judge.basics.config import Config
+from judge.mail.writing.mail_to_others import Outgoing
+from judge.mail.reading.message import ReadMail
+from judge.mail.writing.times import written
 from judge.store.models import Seat
 
 
@@ -64,21 +64,26 @@ class Context:
     refusals: dict[int, str] = field(default_factory=dict)
     # Informational commands answered so far: what was asked → the line that answered it.
     seen: dict[str, int] = field(default_factory=dict)
-    # Copies of mail this mail has caused to others, and the addresses it has made the judge
-    # write to that had never written to it.
+    # Copies of mail this mail has caused to others (not the games' members), the addresses
+    # it has made the judge write to that had never written to it, and the bytes of mail to
+    # others its commands have caused (those that keep a game moving aside).
     mail_to_others: int = 0
     new_recipients: list[str] = field(default_factory=list)
+    mail_bytes: int = 0
     # Addresses the judge did not write to: it has written to them once, never heard back.
     withheld: list[str] = field(default_factory=list)
-    # map documents (judge.maps.document) whose pictures the reply carries (MAP)
+    # map documents (judge.pictures.document) whose pictures the reply carries (MAP)
     pictures: list[dict[str, Any]] = field(default_factory=list)
     # seat id → the order keys this mail has stored for it so far (NO_CHECK keeps a unit's
     # different orders given in one mail; a later mail replaces them)
     order_keys: dict[int, set[str]] = field(default_factory=dict)
 
-    def answer(self, line_no: int, text: str, response: str, ok: bool = True) -> None:
-        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok,
-                                   seat=getattr(self.identity, "seat_id", None)))
+    def answer(self, line_no: int, text: str, response: str, ok: bool = True,
+               sender_only: bool = False) -> None:
+        """The answer to a line; ``sender_only``: not copied to the registered address of
+        the role the mail signed on as (it is the sender's alone, a code mailed to it)."""
+        seat = None if sender_only else getattr(self.identity, "seat_id", None)
+        self.answers.append(Answer(line_no, text, response.rstrip("\n"), ok, seat=seat))
 
     def note(self, text: str, response: str, seat: int | None = None) -> None:
         self.answers.append(Answer(0, text, response.rstrip("\n"), True, note=True, seat=seat))
@@ -120,7 +125,7 @@ class Context:
         return seat.zone if seat is not None else None
 
     def when(self, moment: datetime | None) -> str:
-        """A moment as the reply writes it, in the reader's zone (judge.mail.times)."""
+        """A moment as the reply writes it, in the reader's zone (judge.mail.writing.times)."""
         return written(moment, self.zone)
 
     @property
@@ -144,7 +149,7 @@ class Context:
                     reply_seats={k: list(v) for k, v in self.reply_seats.items()},
                     finishers=list(self.finishers), seen=dict(self.seen),
                     mail_to_others=self.mail_to_others,
-                    new_recipients=list(self.new_recipients),
+                    new_recipients=list(self.new_recipients), mail_bytes=self.mail_bytes,
                     withheld=list(self.withheld), pictures=list(self.pictures),
                     order_keys={str(k): sorted(v) for k, v in self.order_keys.items()})
 
@@ -159,6 +164,7 @@ class Context:
         self.seen = dict(state["seen"])
         self.mail_to_others = int(state["mail_to_others"])
         self.new_recipients = list(state["new_recipients"])
+        self.mail_bytes = int(state.get("mail_bytes", 0))
         self.withheld = list(state["withheld"])
         self.pictures = list(state.get("pictures", []))
         self.order_keys = {int(k): set(v) for k, v in state.get("order_keys", {}).items()}

@@ -6,10 +6,17 @@ SIGNON: nothing after it is executed, and the reply says so).  Service refusals
 happen here, once, from the registry, so handlers only do their job.
 
 Each command runs in a savepoint: one that fails changes nothing, and one whose mail would
-pass the per-mail limits ([limits] mail_per_mail, new_recipients_per_mail/_per_day) is undone
-and answered so.  :func:`run_items` executes from a given line for at most a given time, so the
-pipeline can commit a long mail in short transactions; :func:`run_finishers` does, once, the
-work the commands asked for at the end (a power's order summary, processing a phase whose
+pass the limits on mail to others is undone and answered so.  Copies to a game's members (the
+addresses that confirmed they want its mail) are the game working and never count; copies to
+any other address count against ``[limits] mail_per_mail`` and, for an address that has never
+written to the judge, ``new_recipients_per_mail``/``_per_day``.  The bytes of every copy to
+others count against ``[limits] mail_bytes_per_mail`` and ``mail_bytes_per_day`` (the
+sender's, in a UTC day), except for the commands that keep a game moving (the registry's
+``moves_game``, and orders), which are never refused for them.
+
+:func:`run_items` executes from a given line for at most a given time, so the pipeline can
+commit a long mail in short transactions; :func:`run_finishers` does, once, the work the
+commands asked for at the end (a power's order summary, processing a phase whose
 orders are complete).  Informational commands (HELP, LIST, HISTORY …) asked twice are answered
 once, and are not run once the reply has reached ``[limits] reply_bytes``.  No answer repeats
 a password the command carried (the registry's ``secrets``): the quoted line shows ``****``
@@ -29,12 +36,13 @@ from judge.commands.errors import CommandError
 from judge.commands.finishers import FINISHERS
 from judge.commands.identity import Identity
 from judge.commands.order_lines import handle_order_line
-from judge.commands.parse import Command, Item, OtherLine, read_items
+from judge.commands.parse import Command, Item, JudgeLine, OtherLine, read_items
 from judge.commands.prepare import Overflow
 from judge.commands.registry import Role
 from judge.commands.unknown import answer_unknown
-from judge.mail import recipients
-from judge.mail.refusals import refusal_text
+from judge.mail.guards import recipients
+from judge.mail.writing.game_mail import copy_bytes, recipients_of
+from judge.mail.writing.refusals import refusal_text
 from judge.service.errors import CountedRefusal, GameError
 from judge.store import counters
 
@@ -42,8 +50,12 @@ from judge.store import counters
 from judge.commands import handlers  # noqa: F401
 
 
-class MailLimit(Exception):
-    """A command would make this mail cause more mail than one mail may."""
+class MailLimit(GameError):
+    """A command would make this mail (or its sender today) cause more mail than it may; its
+    words are those of the code in templates/refusals.txt, as for any refusal."""
+
+
+MAIL_BYTES = "mail-bytes"  # the daily counter of the bytes a sender's mail made the judge send
 
 
 def execute(ctx: Context, items: list[Item] | None = None) -> Context:
@@ -67,6 +79,8 @@ def run_items(ctx: Context, items: list[Item], start: int, until: float | None =
 
 
 def run_one(ctx: Context, item: Item) -> None:
+    if isinstance(item, JudgeLine):  # the judge's own words, pasted back: the reply counts them
+        return
     if ctx.halted:
         ctx.answer(item.line_no, item.text, f"Not executed: {ctx.halted}", ok=False)
         return
@@ -155,12 +169,13 @@ def _guarded(ctx: Context, item: Item, work: Callable[[], None], savepoint: bool
     try:
         with ctx.session.begin_nested() if savepoint else nullcontext():
             work()
-            _check_mail(ctx, outgoing, also)
-    except (CommandError, GameError, MailLimit) as exc:
+            _check_mail(ctx, outgoing, also, budgeted=_budgeted(item))
+    except (CommandError, GameError) as exc:
         del ctx.answers[answers:], ctx.outgoing[outgoing:], ctx.reply_also[also:]
         ctx.identity = Identity.restored(identity, ctx.session) if identity else None
-        if isinstance(exc, CountedRefusal):  # a wrong password counts though nothing changed
-            exc.count(ctx.session)
+        if isinstance(exc, CountedRefusal) and (savepoint or not exc.if_undone):
+            # a wrong password counts though nothing changed
+            exc = exc.count(ctx.session) or exc
         verdict = "Not executed" if isinstance(exc, MailLimit) else "Error"
         why = refusal_text(exc) if isinstance(exc, GameError) else str(exc)
         ctx.answer(item.line_no, item.text, f"{verdict}: {why}", ok=False)
@@ -168,35 +183,62 @@ def _guarded(ctx: Context, item: Item, work: Callable[[], None], savepoint: bool
     return True
 
 
-def _check_mail(ctx: Context, outgoing: int, also: int) -> None:
-    """Refuse (MailLimit) a command whose mail would pass this mail's or its sender's limits."""
+def _budgeted(item: Item) -> bool:
+    """Whether the mail ``item`` causes counts against the byte budgets: not orders, nor a
+    command that keeps a game moving (judge.commands.registry)."""
+    return isinstance(item, Command) and not item.spec.moves_game
+
+
+def _check_mail(ctx: Context, outgoing: int, also: int, budgeted: bool) -> None:
+    """Refuse (MailLimit) a command whose mail would pass this mail's or its sender's limits:
+    the copies to addresses that are not the game's members, and (``budgeted``) the bytes."""
     sender = ctx.mail.sender
-    addresses = [a for out in ctx.outgoing[outgoing:] if out.limited
-                 for a in dict.fromkeys(out.to)]
-    addresses += ctx.reply_also[also:]
-    others = [a for a in addresses if a != sender]
-    if not others:
-        return
+    strangers: list[str] = []
+    size = 0
+    for out in ctx.outgoing[outgoing:]:
+        if not out.limited:
+            continue
+        to, known = recipients_of(ctx.session, out)
+        to = [a for a in to if a != sender]
+        strangers += [a for a in to if a not in known]
+        if budgeted and to:
+            size += copy_bytes(ctx.render, ctx.config, out) * len(to)
+    strangers += [a for a in ctx.reply_also[also:] if a != sender]
+    if strangers:
+        _check_copies(ctx, strangers)
+    if size:
+        _check_bytes(ctx, size)
+
+
+def _check_copies(ctx: Context, others: list[str]) -> None:
     limits = ctx.config.limits
     if ctx.mail_to_others + len(others) > limits.mail_per_mail:
-        raise MailLimit(f"this mail has already made the judge write {ctx.mail_to_others} "
-                        f"mails to others, and this would make it more than one mail may "
-                        f"({limits.mail_per_mail}). Send it in another mail.")
+        raise MailLimit("mail_copies", written=ctx.mail_to_others, limit=limits.mail_per_mail)
     # new to the judge, and not counted already for an earlier line of this mail
     new = recipients.unheard(ctx.session, set(others)) - set(ctx.new_recipients)
     if new:
         if len(ctx.new_recipients) + len(new) > limits.new_recipients_per_mail:
-            raise MailLimit(f"this would make the judge write to more addresses that have "
-                            f"never written to it than one mail may "
-                            f"({limits.new_recipients_per_mail}).")
+            raise MailLimit("new_recipients_mail", limit=limits.new_recipients_per_mail)
+        sender = ctx.mail.sender
         today = counters.count(ctx.session, "new-recipient", sender, ctx.now)
         if today + len(new) > limits.new_recipients_per_day:
-            raise MailLimit(f"your mail has made the judge write to "
-                            f"{limits.new_recipients_per_day} addresses that had never written "
-                            f"to it today, as many as one address may in a day.")
+            raise MailLimit("new_recipients_day", limit=limits.new_recipients_per_day)
         counters.bump(ctx.session, "new-recipient", sender, ctx.now, len(new))
     ctx.mail_to_others += len(others)
     ctx.new_recipients.extend(sorted(new))
+
+
+def _check_bytes(ctx: Context, size: int) -> None:
+    """``size`` more bytes of mail to others, within this mail's budget and the sender's
+    day's (counted in the command's savepoint: a command undone counts nothing)."""
+    limits = ctx.config.limits
+    if ctx.mail_bytes + size > limits.mail_bytes_per_mail:
+        raise MailLimit("mail_bytes_mail", size=size, limit=limits.mail_bytes_per_mail)
+    today = counters.count(ctx.session, MAIL_BYTES, ctx.mail.sender, ctx.now)
+    if today + size > limits.mail_bytes_per_day:
+        raise MailLimit("mail_bytes_day", size=size, limit=limits.mail_bytes_per_day)
+    counters.bump(ctx.session, MAIL_BYTES, ctx.mail.sender, ctx.now, size)
+    ctx.mail_bytes += size
 
 
 def _refusal(ctx: Context, cmd: Command) -> str | None:

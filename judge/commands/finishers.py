@@ -7,14 +7,14 @@ from __future__ import annotations
 from judge.commands.context import Context
 from judge.commands.identity import Identity
 from judge.commands.registry import Role
-from judge.mail.game_mail import outgoing_for
+from judge.mail.writing.game_mail import outgoing_for
 from judge.service import game_rules
-from judge.service.clock import deadline_of
+from judge.service.clock.game_clock import deadline_of
 from judge.service.events import OrdersByMaster
 from judge.service.faults import ProcessingFault, guarded
 from judge.service.games import lock_game, variant_title
 from judge.service.orders import order_set, stored_orders
-from judge.service.phases import position_of, process_if_ready
+from judge.service.processing import position_of, process_if_ready
 from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 
 

@@ -14,12 +14,12 @@ from judge.commands.unknown import answer_unknown
 from judge.core import load_map
 from judge.core.formal.orders import parse_formal_order
 from judge.core.orders import looks_like_an_order
-from judge.mail.refusals import refusal_text
+from judge.mail.writing.refusals import refusal_text
 from judge.service import game_rules
 from judge.service.errors import GameError
-from judge.service.formal_orders import enter_order_line
+from judge.service.formal.orders import enter_order_line
 from judge.service.games import lock_game
-from judge.service.phases import position_of
+from judge.service.processing import position_of
 from judge.store.models import Game, GameState, Seat, SeatStatus
 
 

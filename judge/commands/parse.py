@@ -5,13 +5,21 @@ Parsing needs no state: a line whose first words name a registered command is a 
 kept as an :class:`OtherLine` for the executor to read as an order
 (after a SIGNON as a power) or to refuse.  ``//`` starts a comment.  A block command (PRESS,
 POSITION …) swallows the lines up to its end word, which are its text, never commands.
+
+Of the lines that are no command, those the judge wrote itself (its results and replies pasted
+or quoted back, judge.mail.reading.own_lines) are :class:`JudgeLine` items, never executed; a closing
+or the writer's name ends the reading as a signature does (judge.commands.endings).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Sequence
 
+from judge.commands.endings import ends_reading, meant
 from judge.commands.registry import CommandSpec, lookup, password_words
+from judge.mail.reading.own_lines import CERTAIN, NOT, JudgeLines, may_be_judges
+from judge.mail.reading.template_shapes import TEMPLATE_WORDS
 
 
 @dataclass(frozen=True)
@@ -36,10 +44,22 @@ class OtherLine:
     text: str
 
 
-Item = Command | OtherLine
+@dataclass(frozen=True)
+class JudgeLine:
+    """A line the judge wrote itself, pasted or quoted back into the mail: not executed, not
+    answered; the reply says how many there were."""
+
+    line_no: int
+    text: str
+
+
+Item = Command | OtherLine | JudgeLine
 
 # A password as any quoted line shows it.
 MASK = "****"
+# How many lines after a closing are looked at for a command or an order (judge.commands.
+# endings): past them, the closing ends the reading.
+LOOKAHEAD = 100
 
 
 # How many words after a command's name are read for its passwords where a text that is no
@@ -102,41 +122,133 @@ def strip_comment(line: str) -> str:
     return line.split("//", 1)[0].strip()
 
 
-def read_items(lines: list[str] | tuple[str, ...]) -> list[Item]:
+@dataclass
+class _Others:
+    """What is known of a mail's lines once one that is no command is met (most mails have
+    none): which the judge wrote, which is the last, and which are meant for the judge; each
+    worked out only as far down the mail as it is asked for."""
+
+    lines: Sequence[str]
+    _judge: JudgeLines | None = None
+    _last: int | None = None
+    # the lines meant for the judge found so far, and the first line not yet looked at:
+    # lines are looked at once each, going forward, and only past a closing
+    _meant: list[int] = field(default_factory=list)
+    _looked: int = 0
+
+    def judge(self, i: int) -> int:
+        if self._judge is None:
+            self._judge = JudgeLines(self.lines)
+        return self._judge[i]
+
+    def _is_last(self, i: int) -> bool:
+        if self._last is None:
+            self._last = max(k for k, line in enumerate(self.lines) if strip_comment(line))
+        return i == self._last
+
+    def _meant_after(self, i: int) -> bool:
+        """Whether a line meant for the judge comes after line ``i``, within LOOKAHEAD lines
+        that are not blank (after a closing, a page of other lines is a signature's)."""
+        if self._meant and self._meant[-1] > i:
+            return True
+        seen = 0
+        for k in range(max(self._looked, i + 1), len(self.lines)):
+            self._looked = k + 1
+            text = strip_comment(self.lines[k])
+            if not text:
+                continue
+            if meant(text) and self.judge(k) == NOT:
+                self._meant.append(k)
+                return True
+            seen += 1
+            if seen >= LOOKAHEAD:
+                break
+        return False
+
+    def _ends(self, i: int, text: str) -> bool | None:
+        """judge.commands.endings.ends_reading for line ``i``."""
+        return ends_reading(text, lambda: self._is_last(i), lambda: self._meant_after(i))
+
+    def item(self, i: int, text: str) -> Item | None:
+        """The item for line ``i`` (an index), ``text`` without its comment: the judge's own
+        line, or a line to read; None for a closing passed over (judge.commands.endings)."""
+        if self.judge(i) != NOT:
+            return JudgeLine(i + 1, text)
+        return None if self._ends(i, text) is None else OtherLine(i + 1, text)
+
+    def ends_reading(self, i: int, text: str) -> bool:
+        """Whether the writer's own words end at line ``i``: nothing from it on is read."""
+        return self.judge(i) == NOT and self._ends(i, text) is True
+
+
+def read_items(lines: list[str] | tuple[str, ...], limit: int | None = None) -> list[Item]:
+    """The mail's lines as items.  With ``limit``, the lines after the one that makes
+    ``limit`` items to execute are only told apart as commands and other lines (they are not
+    executed, only counted): which of them the judge wrote, or where a signature is, costs
+    nothing then."""
     items: list[Item] = []
+    others = _Others(lines)
+    executed = 0
     i = 0
     while i < len(lines):
         line_no, text = i + 1, strip_comment(lines[i])
         i += 1
         if not text:
             continue
+        reading = limit is None or executed < limit
         tokens = text.split()
         found = lookup(tokens)
         if found is None:
-            items.append(OtherLine(line_no, text))
+            if reading and others.ends_reading(line_no - 1, text):
+                break
+            item = others.item(line_no - 1, text) if reading else OtherLine(line_no, text)
+            if item is not None:
+                items.append(item)
+                executed += not isinstance(item, JudgeLine)
             continue
         spec, used = found
-        rest = _after_words(text, used)
-        secret = frozenset(spec.secret_positions(tuple(tokens[used:])))
-        if secret:
-            hidden = {used + k for k in secret}
-            text = " ".join(MASK if n in hidden else t for n, t in enumerate(tokens))
-        block: list[str] = []
-        unterminated = False
-        if spec.block_end:
-            end = spec.block_end.upper()
-            while i < len(lines) and lines[i].strip().upper() != end:
-                block.append(lines[i].rstrip())
-                i += 1
-            if i < len(lines):
-                i += 1  # the end line itself
-            else:
-                unterminated = True
-        items.append(Command(line_no, text, spec, tuple(tokens[used:]), rest,
-                             tuple(block), unterminated, secret))
+        # a line certainly the judge's has more words than TEMPLATE_WORDS of the judge's: a
+        # short command (VERSION, SIGNON Fwar1901 pw) is not looked at, nor the shapes learnt
+        if reading and len(tokens) > TEMPLATE_WORDS and may_be_judges(tokens[0]) and \
+                others.judge(line_no - 1) == CERTAIN:
+            items.append(JudgeLine(line_no, _masked(text, tokens, spec, used)))
+            continue
+        executed += 1
+        i, command = _command(lines, i, line_no, text, spec, used)
+        items.append(command)
         if spec.stops_reading:
             break
     return items
+
+
+def _command(lines: Sequence[str], i: int, line_no: int, text: str, spec: CommandSpec,
+             used: int) -> tuple[int, Command]:
+    """The command of line ``line_no`` (``i``, the index of the line after it) and the index
+    of the line after it: a block command takes the lines up to its end word."""
+    tokens = text.split()
+    block: list[str] = []
+    unterminated = False
+    if spec.block_end:
+        end = spec.block_end.upper()
+        while i < len(lines) and lines[i].strip().upper() != end:
+            block.append(lines[i].rstrip())
+            i += 1
+        if i < len(lines):
+            i += 1  # the end line itself
+        else:
+            unterminated = True
+    secret = frozenset(spec.secret_positions(tuple(tokens[used:])))
+    return i, Command(line_no, _masked(text, tokens, spec, used), spec, tuple(tokens[used:]),
+                      _after_words(text, used), tuple(block), unterminated, secret)
+
+
+def _masked(text: str, tokens: list[str], spec: CommandSpec, used: int) -> str:
+    """The line as quoted back: the command's passwords as ``****``."""
+    secret = spec.secret_positions(tuple(tokens[used:]))
+    if not secret:
+        return text
+    hidden = {used + k for k in secret}
+    return " ".join(MASK if n in hidden else t for n, t in enumerate(tokens))
 
 
 def _after_words(text: str, count: int) -> str:

@@ -21,10 +21,10 @@ from typing import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.commands.parse import Command, Item, read_items, trailing_option
-from judge.config import Config
-from judge.mail.reading import ReadMail
-from judge.service.passwords import Precomputed
+from judge.commands.parse import Command, Item, JudgeLine, read_items, trailing_option
+from judge.basics.config import Config
+from judge.mail.reading.message import ReadMail
+from judge.service.access.passwords import Precomputed
 from judge.store.models import Game
 
 # A password is one word of at most this many characters (judge.service.games).
@@ -42,12 +42,17 @@ class Overflow:
 
 
 def plan(lines: list[str] | tuple[str, ...], limit: int) -> tuple[list[Item], Overflow | None]:
-    """The mail's commands and order lines, the first ``limit`` of them to execute."""
-    items = read_items(list(lines))
-    if len(items) <= limit:
+    """The mail's commands and order lines, the first ``limit`` of them to execute (the
+    judge's own lines pasted back are not counted: they are never executed), those that run
+    first (CONFIRM, judge.commands.registry) before the others."""
+    read = read_items(list(lines), limit)
+    items = sorted(read, key=lambda i: not (isinstance(i, Command) and i.spec.runs_first))
+    executed = [k for k, item in enumerate(items) if not isinstance(item, JudgeLine)]
+    if len(executed) <= limit:
         return items, None
-    rest = items[limit:]
-    return items[:limit], Overflow(rest[0].line_no, rest[-1].line_no, len(rest), limit)
+    rest = [item for item in items[executed[limit]:] if not isinstance(item, JudgeLine)]
+    return items[:executed[limit]], Overflow(rest[0].line_no, rest[-1].line_no, len(rest),
+                                             limit)
 
 
 @dataclass

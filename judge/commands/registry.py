@@ -9,6 +9,9 @@ too (judge.commands.parse, ``Command.shown``), and their slow hashing is done be
 is locked (``prepare``, see judge.commands.prepare).  Where a line is mistyped, more words are
 hidden rather than fewer.  ``informational`` commands only answer (HELP, LIST, HISTORY …): the
 same one twice in a mail is answered once, and none is run once the reply is full.
+A command that ``moves_game`` (the master's, JOIN, RESIGN …; orders too) is the game working:
+the mail it causes is never counted against, nor refused for, the byte budgets of
+judge.commands.execute.
 """
 
 from __future__ import annotations
@@ -84,6 +87,11 @@ class CommandSpec:
     # The words the command's one argument may be (any case), for a switch such as ON|OFF:
     # another word gets ``wrong_args`` too.
     one_of: tuple[str, ...] = ()
+    # The game's own working (see the module's docstring): not held to the byte budgets.
+    moves_game: bool = False
+    # Executed before the mail's other lines, wherever it stands (CONFIRM: a SIGNON above it
+    # may need it).
+    runs_first: bool = False
 
     def args_problem(self, args: tuple[str, ...]) -> str | None:
         """Why the command cannot take these words, by their number; None when it can."""
@@ -108,6 +116,9 @@ _MAX_WORDS = 1
 # The first words of the commands that take passwords (kept as they register: every mail's
 # subject is searched for them).
 _PASSWORD_WORDS: set[str] = set()
+# How alike a word must be to a command's word to be taken for it, mistyped (difflib's
+# ratio, 0 to 1): 0.75 takes LSIT for LIST and SIGNOM for SIGNON, not STATUS for START.
+NEAR_COMMAND = 0.75
 
 
 def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: str = "",
@@ -116,20 +127,27 @@ def command(*words: str, roles: Role = Role.ANYONE, syntax: str = "", summary: s
             aliases: tuple[tuple[str, ...], ...] = (), secrets: Secrets | None = None,
             informational: bool = False, prepare: Preparer | None = None,
             args: tuple[int, int | None] | None = None,
-            wrong_args: str = "", one_of: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+            wrong_args: str = "", one_of: tuple[str, ...] = (),
+            moves_game: bool | None = None,
+            runs_first: bool = False) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of the command ``words``.  ``args``
     declares how many words may follow the name (at least, at most or None), ``wrong_args``
     the answer when another number does (the execution checks, the handler need not);
-    ``one_of`` the words a switch's one argument may be (it implies ``args=(1, 1)``)."""
+    ``one_of`` the words a switch's one argument may be (it implies ``args=(1, 1)``);
+    ``moves_game`` is true by default for the master's commands, which control the game;
+    ``runs_first`` commands are executed before the mail's other lines."""
     if one_of and args is None:
         args = (1, 1)
+    if moves_game is None:
+        moves_game = roles == Role.MASTER
 
     def register(handler: Handler) -> Handler:
         global _MAX_WORDS
         key = tuple(w.upper() for w in words)
         spec = CommandSpec(key, handler, roles, syntax or " ".join(key), summary, states,
                            block_end, stops_reading, aliases, secrets, informational, prepare,
-                           args, wrong_args, tuple(w.upper() for w in one_of))
+                           args, wrong_args, tuple(w.upper() for w in one_of),
+                           bool(moves_game), runs_first)
         for k in (key, *aliases):
             if k in _REGISTRY:
                 raise ValueError(f"command {' '.join(k)} registered twice")

@@ -1,7 +1,8 @@
 """Answering a line that is neither a command nor an order: name the nearest command.
 
 A line whose first word is no command and does not begin like an order (judge.core.orders.
-looks_like_an_order) is a mistyped or unknown command, whether or not the mail has signed on:
+looks_like_an_order) is a mistyped or unknown command, whether or not the mail has signed on
+(before any SIGNON, a line that does begin like an order is told to sign on first):
 ``LSIT`` is answered with the nearest command's name, LIST (difflib's similarity ratio: the
 standard library's fuzzy match, nothing to maintain), and ``SET VACATION`` -- a known first
 word with an unknown rest -- with the words that may follow ``SET``.  The line is quoted back
@@ -15,12 +16,9 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 
 from judge.commands.context import Context
+from judge.commands.endings import begins_like_an_order
 from judge.commands.parse import MASK, OtherLine, mask_passwords
-from judge.commands.registry import all_commands, lookup
-
-# How alike a word must be to a command's word to be suggested (difflib's ratio, 0 to 1):
-# 0.75 takes LSIT for LIST and SIGNOM for SIGNON, not STATUS for START.
-_CUTOFF = 0.75
+from judge.commands.registry import NEAR_COMMAND, all_commands, lookup
 # The longest word the answer repeats as written.
 _LONGEST_WORD = 40
 
@@ -43,7 +41,7 @@ def unknown_command(text: str) -> UnknownCommand:
     options = tuple(" ".join(rest) for rest in following)
     wrong = words[len(known)] if len(words) > len(known) else ""
     near = get_close_matches(wrong.upper(), sorted({rest[0] for rest in following}), n=1,
-                             cutoff=_CUTOFF)
+                             cutoff=NEAR_COMMAND)
     suggestion = " ".join((*known, near[0])) if near else None
     if not known:
         options = ()
@@ -60,11 +58,13 @@ def _known_prefix(words: list[str], names: list[tuple[str, ...]]) -> tuple[str, 
 
 
 def answer_unknown(ctx: Context, line: OtherLine, *, signed_on: bool) -> None:
-    """Answer ``line`` as an unknown command (templates/unknown_command.txt)."""
+    """Answer ``line`` as an unknown command (templates/unknown_command.txt); before any
+    SIGNON, a line that begins like an order is told to sign on first."""
     unknown = unknown_command(line.text)
+    order = not signed_on and begins_like_an_order(line.text)
     ctx.answer(line.line_no, _masked(line.text, unknown),
-               ctx.render("unknown_command.txt", unknown=unknown,
-                          signed_on=signed_on).rstrip("\n"), ok=False)
+               ctx.render("unknown_command.txt", unknown=unknown, signed_on=signed_on,
+                          order=order).rstrip("\n"), ok=False)
 
 
 def _masked(text: str, unknown: UnknownCommand) -> str:

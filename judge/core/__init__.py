@@ -50,7 +50,7 @@ Signatures:
 * ``Position.center_counts() / survivors() / winner() / units_of(power) / unit_at(province)``
 * ``judge.core.jsonio.adjudicate_document(doc: dict) -> dict`` and ``adjudicate_json(line)
   -> bytes`` — the JSON contract of ``judge adjudicate``
-* Result codes: see :mod:`judge.core.results`; rule choices: see
+* Result codes: see :mod:`judge.core.order_results`; rule choices: see
   :mod:`judge.core.adjudicator`.
 """
 
@@ -74,7 +74,7 @@ from judge.core.orders import (
                                parse_order,
 )
 from judge.core.phases import Phase
-from judge.core.results import CODES, OrderResult
+from judge.core.order_results import CODES, OrderResult
 
 __all__ = [
                                "CODES",

@@ -25,10 +25,12 @@ class InputError(ValueError):
 
 
 class OrderError(msgspec.Struct, frozen=True, gc=False):
-    """A refused order: the line or order as written and why, in words fit for a mail reply."""
+    """A refused order: the line or order as written and why, in words fit for a mail reply;
+    ``near``, for a misspelt province, the codes of the provinces it may have meant."""
 
     text: str
     message: str
+    near: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.text}: {self.message}"

@@ -5,7 +5,7 @@
 ``judge adjudicate --jsonl`` does with each line).  Any bad input raises
 :class:`judge.core.errors.InputError` with a one-line message: input that is not JSON, keys or
 values of the wrong shape, a position that cannot be, order lines that cannot be read or that
-name no unit on the board.  Results per order use the codes of :mod:`judge.core.results`
+name no unit on the board.  Results per order use the codes of :mod:`judge.core.order_results`
 (``dislodged`` wins when a unit was dislodged); powers' orders are listed as given, followed by
 the defaults the judge supplied for units left without orders.
 """
@@ -23,7 +23,7 @@ from judge.core.board import Dislodged, Position, Unit, make_position
 from judge.core.errors import InputError
 from judge.core.maps import Map, load_map
 from judge.core.phases import ADJUSTMENTS, Phase
-from judge.core.results import DISLODGED, INVALID, OrderResult, PhaseOutcome
+from judge.core.order_results import DISLODGED, INVALID, OrderResult, PhaseOutcome
 
 _KEYS = {"variant", "phase", "units", "centers", "dislodged", "orders"}
 _decode = msgspec.json.Decoder().decode

@@ -9,7 +9,7 @@ exists and belongs to the power is checked by the adjudicator against a position
 Accepted forms (case-insensitive, full names or unambiguous abbreviations, any coast
 spelling ``StP/nc``, ``stp(nc)``, ``St Petersburg (north coast)``, ``StP nc``)::
 
-    A Par-Bur   A Paris - Burgundy   A PAR H   F Trieste Hold   A PAR -> BUR
+    A Par-Bur   A Paris - Burgundy   A PAR H   F Trieste Hold   A PAR -> BUR   Tyr into Venice
     F Lon S A Yor-Nwy   A Venice Supports A Tyrolia - Trieste   A PAR S F BRE [H]
     F NTH C A YOR - NWY   F North Sea Convoys A London - Norway
     A Lon-Nth-Nwy (route: checked, implies a convoy)   A LON - NWY VIA [CONVOY]
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from functools import cache
+from difflib import SequenceMatcher
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 import msgspec
@@ -130,11 +131,11 @@ Order = Hold | Move | Support | Convoy | Retreat | Disband | Build | Remove | Wa
 
 # -- vocabulary --------------------------------------------------------------------------------
 _HOLD = {"h", "hold", "holds", "stand", "stands"}
-_MOVE = {"-", "m", "move", "moves", "to"}
+_MOVE = {"-", "m", "move", "moves", "to", "into"}
 _SUPPORT = {"s", "support", "supports", "sup", "supp"}
 _CONVOY = {"c", "convoy", "convoys", "con", "conv"}
 _VIA = {"via", "by", "vc"}
-_RETREAT = {"-", "r", "retreat", "retreats", "to"}
+_RETREAT = {"-", "r", "retreat", "retreats", "to", "into"}
 _DISBAND = {"d", "disband", "disbands", "remove", "removes", "destroy"}
 _BUILD = {"b", "build", "builds"}
 _WAIVE = {"waive", "waives", "waived"}
@@ -142,11 +143,25 @@ _KINDS = {"a": ARMY, "army": ARMY, "f": FLEET, "fleet": FLEET}
 _COASTS = {"nc": "NC", "sc": "SC", "ec": "EC", "wc": "WC"}
 _COAST_WORDS = {"n": "NC", "north": "NC", "s": "SC", "south": "SC", "e": "EC", "east": "EC",
                 "w": "WC", "west": "WC", **_COASTS}
-_TOKEN_RE = re.compile(r"[a-z0-9.']+|[-/(),:]")
+# A word is letters of any alphabet, digits, dots and apostrophes: "Désiré" is one word (no
+# province), not "d" (disband) and "sir".
+_TOKEN_RE = re.compile(r"(?:[^\W_]|[.'])+|[-/(),:]")
+# After a move's word, the word that may follow it ("moves to", "moves into").
+_TO = {"to", "into"}
+# How alike a misspelt province must be to a name to be offered (difflib's ratio, 0 to 1):
+# 0.75 offers Ukraine for "Ukriane" and Bohemia for "Bohmia", nothing for "Urk".
+_NEAR = 0.75
+# The most names offered for one misspelt province.
+_MOST_NEAR = 3
 
 
 class _Fail(Exception):
-    """Internal: aborts a parse; turned into an OrderError value at the boundary."""
+    """Internal: aborts a parse; turned into an OrderError value at the boundary.  ``near``:
+    the provinces a misspelt one may have meant."""
+
+    def __init__(self, message: str, near: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.near = near
 
 
 def _tokenize(text: str) -> list[str]:
@@ -214,7 +229,8 @@ class _Parser:
             if len(cands) > 1 and n == 1:
                 listed = ", ".join(f"{self.m.provinces[c].name} ({c})" for c in cands)
                 raise _Fail(f"ambiguous province {words[0]!r}: could be {listed}")
-        raise _Fail(f"unknown province {words[0]!r}")
+        raise _Fail(f"unknown province {words[0]!r}",
+                    near=nearest_provinces(self.m, tuple(words)))
 
     def coast(self) -> str | None:
         w = self.peek()
@@ -254,9 +270,9 @@ class _Parser:
             self.expect_end()
             return Hold(u)
         if self.take(_MOVE):
-            self.take({"to"})
+            self.take(_TO)
             stops = [self.location("a destination")]
-            while self.take({"-", "to"}):
+            while self.take({"-", *_TO}):
                 stops.append(self.location("a destination"))
             via = False
             if self.take(_VIA):
@@ -273,7 +289,7 @@ class _Parser:
             if self.take(_HOLD):
                 pass
             elif self.take(_MOVE):
-                self.take({"to"})
+                self.take(_TO)
                 dest = self.location("the supported move's destination")
             self.expect_end()
             return Support(u, target, dest)
@@ -281,7 +297,7 @@ class _Parser:
             target = self.unit()
             if not self.take(_MOVE):
                 raise _Fail("a convoy needs the army's destination, e.g. F NTH C A LON - NWY")
-            self.take({"to"})
+            self.take(_TO)
             dest = self.location("the convoy's destination")
             self.expect_end()
             return Convoy(u, target, dest)
@@ -309,7 +325,7 @@ class _Parser:
             self.expect_end()
             return Disband(u)
         if self.take(_RETREAT):
-            self.take({"to"})
+            self.take(_TO)
             dest = self.location("a retreat destination")
             self.expect_end()
             return Retreat(u, dest)
@@ -343,6 +359,28 @@ class _Parser:
 
 def _is_word(tok: str) -> bool:
     return tok[0].isalnum()
+
+
+@lru_cache(maxsize=1024)
+def nearest_provinces(m: Map, words: tuple[str, ...]) -> tuple[str, ...]:
+    """The provinces whose names (or codes, or other names) are nearest to a misspelt one
+    (``("ukriane",)``: Ukraine), best first; the writer's words may be the beginning of a
+    name of several words (``("norht", "sea")``).  difflib's similarity ratio: the standard
+    library's fuzzy match, nothing to maintain.  Remembered: a line refused is parsed for
+    each phase type, and this costs a millisecond or two."""
+    scored: dict[str, float] = {}
+    phrases = {" ".join(words[:n]) for n in range(1, min(len(words), 3) + 1)}
+    matcher = SequenceMatcher()
+    for phrase in phrases:
+        matcher.set_seq2(phrase)
+        for name, prov in m.names.items():
+            matcher.set_seq1(name)
+            # the cheap upper bounds first, as difflib's get_close_matches does
+            if matcher.real_quick_ratio() >= _NEAR and matcher.quick_ratio() >= _NEAR:
+                ratio = matcher.ratio()
+                if ratio >= _NEAR and ratio > scored.get(prov, 0.0):
+                    scored[prov] = ratio
+    return tuple(sorted(scored, key=lambda p: (-scored[p], p))[:_MOST_NEAR])
 
 
 @cache
@@ -552,6 +590,35 @@ _ORDER_VERBS = _BUILD | _DISBAND | _WAIVE
 _ORDER_WORDS = _HOLD | _MOVE | _SUPPORT | _CONVOY | _RETREAT | _ORDER_VERBS | {"/", "("}
 
 
+def reads_as_an_order(m: Map, text: str) -> bool:
+    """Whether a line is plainly meant as an order: it begins with a unit type, a power or
+    an adjustment word, or it is an order of some phase.  Stricter than
+    :func:`looks_like_an_order`: ``Paris, France`` (a signature's town) looks like one and
+    is not read as one here."""
+    toks = _tokenize(text)
+    if not toks:
+        return False
+    first = toks[0]
+    if first in _KINDS or first in _ORDER_VERBS or first in _power_words(m):
+        return True
+    return any(not isinstance(parse_order(m, text, t), OrderError)
+               for t in (MOVEMENT, RETREATS, ADJUSTMENTS))
+
+
+def has_an_order_word(m: Map, text: str) -> bool:
+    """Whether any word of a line is one orders are made of: a province's code or a word of
+    its names, a unit type, a power, or an order's word (``Move Paris Burgundy``,
+    ``Hold Kiel``; not ``Frank Miller``)."""
+    words = _place_words(m)
+    return any(t in words or t in _KINDS or t in _ORDER_WORDS or t in _power_words(m)
+               for t in _tokenize(text))
+
+
+@cache
+def _place_words(m: Map) -> frozenset[str]:
+    return frozenset(word for name in m.names for word in name.split())
+
+
 def looks_like_an_order(m: Map, text: str) -> bool:
     """Whether a line begins as an order of some phase could: with a unit type (``A``,
     ``Fleet``), a power (``Russian``), an adjustment word (``Build``, ``Remove``,
@@ -587,5 +654,5 @@ def _parse_general(m: Map, text: str, phase_type: str) -> Order | OrderError:
         if phase_type == ADJUSTMENTS:
             return parser.adjustment()
     except _Fail as e:
-        return OrderError(text, str(e))
+        return OrderError(text, str(e), e.near)
     return OrderError(text, f"unknown phase type {phase_type!r}")

@@ -22,12 +22,13 @@ from sqlalchemy.orm import Session
 from judge.core import Position, load_map
 from judge.core import draws as core
 from judge.core.powers import PowerNames
-from judge.service import clock, formal_state
+from judge.service.clock import game_clock as clock
+from judge.service.formal import state as formal_state
 from judge.service.errors import GameError
 from judge.service.events import Event, GameEnded, GameResumed
 from judge.service.games import audience, notice, rules_of, variant_title
 from judge.service.positions import final_centres, load_position
-from judge.service.results import record_result, result_of, clear_result
+from judge.service.game_results import record_result, result_of, clear_result
 from judge.store.models import DrawVote, Game, GameState
 
 RUNNING = (GameState.ACTIVE, GameState.PAUSED)

@@ -21,7 +21,7 @@ class GameEvent:
 class GameStarted(GameEvent):
     """``to`` get the players' copy, ``master_to`` the master's, which names every power's
     address; the players' copy names them only when the game's addresses are public
-    (judge.service.disclosure), and says who plays which power only outside ANONYMOUS games."""
+    (judge.service.access.disclosure), and says who plays which power only outside ANONYMOUS games."""
 
     phase: str
     deadline: datetime | None
@@ -43,17 +43,35 @@ class PowerAssigned(GameEvent):
     units: tuple[str, ...] = ()  # the power's units now ("Army Vienna"), map order
     homes: tuple[str, ...] = ()  # its home centres' names, alphabetical
     centres: tuple[str, ...] = ()  # the centres it owns now, alphabetical
+    # a replacement at an address that has not confirmed it wants the game's mail: the code
+    # it answers with (judge.service.access.confirmations), and until when the code works
+    confirm_code: str | None = None
+    confirm_until: datetime | None = None
 
 
 @dataclass(frozen=True)
 class PlayerRemoved(GameEvent):
-    """Told to one player whom the master took out of the game: ``how`` ejected (EJECT),
-    replaced (REPLACE: the power has a new player) or dummy (DUMMY: the master orders it);
-    ``power`` is None for a player ejected before powers were assigned."""
+    """Told to one player (or observer) whom the master took out of the game: ``how``
+    ejected (EJECT), replaced (REPLACE: the power has a new player), dummy (DUMMY: the master
+    orders it) or closed (an observer: SET RULES NO_OBSERVATIONS); ``power`` is None for a
+    player ejected before powers were assigned, and for an observer."""
 
     power: str | None
     phase: str
     how: str
+    observer: bool = False
+
+
+@dataclass(frozen=True)
+class ConfirmationAsked(GameEvent):
+    """Told to the new address of a role (SET ADDRESS), which has never confirmed it wants
+    the game's mail: the role's mail comes to it once it answers CONFIRM with ``code``
+    (before ``until``); until then it goes to the old address."""
+
+    phase: str
+    role: str  # the power, MASTER or OBSERVER
+    code: str
+    until: datetime
 
 
 @dataclass(frozen=True)
@@ -71,7 +89,7 @@ class OrdersByMaster(GameEvent):
 @dataclass(frozen=True)
 class PhaseProcessed(GameEvent):
     phase: str
-    facts: dict = field(hash=False)  # see judge.service.phases.results_facts
+    facts: dict = field(hash=False)  # see judge.service.processing.results_facts
     next_phase: str | None
     deadline: datetime | None
     reason: str  # "orders complete", "deadline", "grace ended", "master"
@@ -241,7 +259,7 @@ class SignonFailures(GameEvent):
 @dataclass(frozen=True)
 class AddressFailing(GameEvent):
     """Told to the masters once: the judge's mail to a seat's address keeps bouncing, so the
-    judge writes to it no more until a mail from it comes (judge.mail.dead_addresses)."""
+    judge writes to it no more until a mail from it comes (judge.mail.guards.dead_addresses)."""
 
     phase: str
     address: str
@@ -252,4 +270,5 @@ class AddressFailing(GameEvent):
 
 Event = (GameStarted | PowerAssigned | PlayerRemoved | OrdersByMaster | PhaseProcessed | GameEnded
          | Reminder | LateNotice | OrdersAwaited | FormalRepaired | GameNotice | PressSent | GameFault
-         | SignonFailures | ParameterChanged | GameResumed | AddressFailing)
+         | SignonFailures | ParameterChanged | GameResumed | ConfirmationAsked
+         | AddressFailing)

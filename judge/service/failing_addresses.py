@@ -1,6 +1,6 @@
 """The games an address that the judge's mail cannot reach plays in, and who must hear of it.
 
-The mail layer (judge.mail.dead_addresses) reads the bounces and marks the address; this
+The mail layer (judge.mail.guards.dead_addresses) reads the bounces and marks the address; this
 module says, per game not over in which the address holds a seat, what it holds and which of
 the game's masters to tell (the address itself never: its mail does not arrive).
 """

@@ -23,7 +23,7 @@ from typing import Any, Callable, cast
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from judge.service.errors import GameError
 from judge.service.events import Event, GameFault
 from judge.service.games import lock_game, seats, variant_title

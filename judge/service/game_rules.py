@@ -1,6 +1,6 @@
 """The game rules of a stored game (DPjudge's rules): choosing them, changing them, asking them.
 
-The registry and its resolution are pure (:mod:`judge.core.gamerules`); this module turns a
+The registry and its resolution are pure (:mod:`judge.core.game_rules`); this module turns a
 master's request into the names stored in ``games.rules`` (always the resolved set, so every
 other module only asks :func:`has`), refuses unknown or conflicting rules with the registry's
 own explanation, and applies what a change means to a running game (its clock).
@@ -11,9 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable
 
-from judge.core.gamerules import (RuleError, RuleSet, change_rules_after_start,
-                                  resolve_rules)
-from judge.service import clock
+from judge.core.game_rules import RuleError, RuleSet, change_rules_after_start, resolve_rules
+from judge.service.clock import game_clock as clock
 from judge.service.errors import GameError
 from judge.store.models import Game, GameState
 

@@ -1,4 +1,6 @@
-"""Game lifecycle over the store: create, join, observe, sign on, start, pause, resume, end.
+"""Game lifecycle over the store: create, join, sign on, start, pause, resume, end.
+
+(Observers, and confirming an address, are judge.service.membership's.)
 
 Every function takes the caller's session (one transaction per mail or scheduler tick) and
 locks the game row before changing it.  Refusals raise :class:`GameError`; announcements are
@@ -17,17 +19,23 @@ from typing import Any, Iterable, cast
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from judge.core import initial_position, load_map
 from judge.core.powers import PowerNameError, find_power
-from judge.service import clock, disclosure, formal_state, game_rules, signon_guard
+from judge.service import game_rules
+from judge.service.clock import game_clock as clock
+from judge.service.access import confirmations
+from judge.service.access import disclosure
+from judge.service.formal import state as formal_state
+from judge.service.access import signon_guard
 from judge.service.errors import GameError
-from judge.service.events import (Change, Event, GameEnded, GameNotice, GameStarted,
-                                  ParameterChanged, PlayerRemoved, PowerAssigned, SignonFailures)
-from judge.service.passwords import UNUSABLE, check_password, hash_password
+from judge.service.events import (Change, ConfirmationAsked, Event, GameEnded, GameNotice,
+                                  GameStarted, ParameterChanged, PlayerRemoved, PowerAssigned,
+                                  SignonFailures)
+from judge.service.access.passwords import UNUSABLE, check_password, hash_password
 from judge.service.positions import dump_position, final_centres, holdings, load_position
-from judge.service.privacy import require_sight
-from judge.service.results import record_result
+from judge.service.access.privacy import require_sight
+from judge.service.game_results import record_result
 from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
@@ -143,7 +151,7 @@ def make_dummy(session: Session, game: Game, power: str, now: datetime) -> Seat:
     master = seats(session, game, "master")[0]
     seat = Seat(game_id=game.id, kind=SeatKind.POWER, power=power, address=master.address,
                 password_hash=UNUSABLE, wait=False,
-                orders="{}", status=SeatStatus.DUMMY, joined_at=now)
+                orders="{}", status=SeatStatus.DUMMY, joined_at=now, confirmed_at=now)
     session.add(seat)
     session.flush()
     return seat
@@ -195,7 +203,7 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
     variant = variant.lower()
     if variant not in VARIANTS:
         raise GameError("unknown_variant", variant=variant, known=list(VARIANTS))
-    _check_password(password)
+    require_password_form(password)
     chosen = game_rules.choose(rules or [])
     variant_state = formal_state.new_variant_state(variant, turns)
     m = load_map(variant)
@@ -213,13 +221,14 @@ def create_game(session: Session, name: str, password: str, address: str, now: d
     session.flush()
     master = Seat(game_id=game.id, kind=SeatKind.MASTER, address=address,
                   password_hash=hash_password(password), wait=False, orders="{}",
-                  status=SeatStatus.ACTIVE, joined_at=now)
+                  status=SeatStatus.ACTIVE, joined_at=now, confirmed_at=now)
     session.add(master)
     session.flush()
     return game, master
 
 
-def _check_password(password: str) -> None:
+def require_password_form(password: str) -> None:
+    """A password is one word of at most 64 characters."""
     if not password or len(password) > 64:
         raise GameError("password_form")
 
@@ -233,7 +242,7 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
                   what=f"JOIN {game.name} <password> PRIVACY <privacy password>")
     if game.state != GameState.FORMING:
         raise GameError("not_forming", game=game.name, state=game.state)
-    _check_password(password)
+    require_password_form(password)
     players = seats(session, game, "power")
     rules = rules_of(game)
     if "MULTIPLE_POWERS_PER_PLAYER" not in rules and any(s.address == address for s in players):
@@ -248,33 +257,18 @@ def join_game(session: Session, name: str, password: str, address: str, now: dat
         wanted = power_named(game, power)
         if any(s.wanted_power == wanted for s in players):
             raise GameError("power_taken", power=wanted, game=game.name)
+    # The JOIN's own sender plays: a game has a seat for each power at most, and holding one
+    # is what a player asked for (only seats that others' mail gives an address wait for it
+    # to confirm, judge.service.access.confirmations).
     seat = Seat(game_id=game.id, kind=SeatKind.POWER, wanted_power=wanted, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
-                status=SeatStatus.ACTIVE, joined_at=now)
+                status=SeatStatus.ACTIVE, joined_at=now, confirmed_at=now)
     session.add(seat)
     session.flush()
     events: list[Event] = []
     if len(players) + 1 == npowers and "START_MASTER" not in rules:
         events = start_game(session, game, now)
     return seat, events
-
-
-def observe_game(session: Session, name: str, password: str, address: str,
-                 now: datetime, privacy: str | None = None) -> Seat:
-    """An observer's seat (``privacy``: the privacy password of a private game)."""
-    game = find_game(session, name)
-    require_sight(session, game, now, password=privacy, sender=address,
-                  what=f"OBSERVE {game.name} <password> PRIVACY <privacy password>")
-    if "NO_OBSERVATIONS" in rules_of(game):
-        raise GameError("no_observers", game=game.name)
-    if game.state in (GameState.FINISHED, GameState.TERMINATED):
-        raise GameError("game_over", game=game.name)
-    _check_password(password)
-    seat = Seat(game_id=game.id, kind=SeatKind.OBSERVER, address=address,
-                password_hash=hash_password(password), wait=False, orders="{}",
-                status=SeatStatus.ACTIVE, joined_at=now)
-    session.add(seat)
-    return seat
 
 
 # --------------------------------------------------------------------------- signing on
@@ -286,7 +280,9 @@ def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
     if letter == "M":
         return seats(session, game, "master")
     if letter == "O":
-        return seats(session, game, "observer")
+        # those who confirmed first: a password two observers share signs on the one whose
+        # address wants the game's mail (judge.service.access.confirmations)
+        return sorted(seats(session, game, "observer"), key=lambda s: s.confirmed_at is None)
     m = load_map(game.variant)
     power = next((p for p, v in m.powers.items() if v.letter == letter), None)
     if power is None:
@@ -297,6 +293,19 @@ def role_seats(session: Session, game: Game, letter: str) -> list[Seat]:
     if not candidates:
         raise GameError("nobody_plays", power=power, game=game.name)
     return candidates
+
+
+def _signon_game(session: Session, name: str, letter: str) -> Game:
+    """The game a SIGNON names; one whose initial was left out (``SIGNON war1901 pw``, the
+    game ``ar1901`` not being there) is refused so, and named."""
+    try:
+        return find_game(session, name)
+    except GameError:
+        whole = session.scalars(_FIND_GAME, dict(key=(letter + name).lower())).first()
+        if whole is None:
+            raise
+        letters = [p.letter for p in load_map(whole.variant).powers.values()]
+        raise GameError("initial_missing", game=whole.name, letters=letters) from None
 
 
 @dataclass(frozen=True)
@@ -316,16 +325,19 @@ def signon(session: Session, name: str, letter: str, password: str, now: datetim
     signon_guard) except from the role's own address.  GameError for a game or role that
     does not exist; a wrong or unchecked password is a refusal in the result, so that the
     failure counted is kept."""
-    game = find_game(session, name)
+    game = _signon_game(session, name, letter)
     letter = letter.upper()
     candidates = role_seats(session, game, letter)
-    own = any(s.address == sender for s in candidates)
+    own = any(s.address == sender and s.confirmed_at is not None for s in candidates)
     refused = signon_guard.refusal(session, game, letter, sender, own, now, per_sender,
                                    per_role)
     if refused:
         return SignonResult(None, refused)
     for seat in candidates:
         if check_password(password, seat.password_hash):
+            if seat.confirmed_at is None:  # not the role of anyone who asked for it yet
+                return SignonResult(None, GameError("signon_unconfirmed", letter=letter,
+                                                    game=game.name))
             return SignonResult(seat)
     failures = signon_guard.record_failure(session, game, letter, sender, own, now)
     events: tuple[Event, ...] = ()
@@ -444,9 +456,11 @@ def leave(session: Session, game: Game, seat: Seat, status: str) -> list[Event]:
 
 
 def removed(game: Game, seat: Seat, how: str) -> PlayerRemoved:
-    """The mail to a player the master took out of ``game`` (``how``: see PlayerRemoved)."""
+    """The mail to a player (or observer) the master took out of ``game`` (``how``: see
+    PlayerRemoved)."""
     return PlayerRemoved(game=game.name, variant=variant_title(game), to=(seat.address,),
-                         power=seat.power, phase=game.phase, how=how)
+                         power=seat.power, phase=game.phase, how=how,
+                         observer=seat.kind == SeatKind.OBSERVER)
 
 
 def _holder(session: Session, game: Game, power: str) -> Seat | None:
@@ -471,29 +485,64 @@ def dummy_power(session: Session, game: Game, power: str, now: datetime) -> list
 
 
 def replace_player(session: Session, game: Game, power: str, address: str, password: str,
-                   now: datetime) -> tuple[Seat, list[Event]]:
-    """The master gives ``power`` to a new player (it was vacant, a dummy or played)."""
-    _check_password(password)
+                   now: datetime, days: int) -> tuple[Seat, list[Event]]:
+    """The master gives ``power`` to a new player (it was vacant, a dummy or played).  An
+    address that has not confirmed it wants the game's mail gets one mail, with the code to
+    confirm (good ``days``), and nothing more until it does."""
+    require_password_form(password)
     old = _holder(session, game, power)
     if old is not None and old.status == SeatStatus.ACTIVE and old.address == address:
-        raise GameError("already_plays", address=address, power=power, game=game.name)
+        if old.confirmed_at is not None:
+            raise GameError("already_plays", address=address, power=power, game=game.name)
+        # still waiting: the master asks again (a new code, and the password given now)
+        old.password_hash = hash_password(password)
+        return old, [_assigned(game, old, confirmations.ask(old, now), days)]
+    confirmed = confirmations.member(session, game, address)
     seat = Seat(game_id=game.id, kind=SeatKind.POWER, power=power, address=address,
                 password_hash=hash_password(password), wait=False, orders="{}",
-                status=SeatStatus.ACTIVE, joined_at=now)
+                status=SeatStatus.ACTIVE, joined_at=now, confirmed_at=now if confirmed else None)
     dropped = old if old is not None and old.status == SeatStatus.ACTIVE else None
     if old is not None:  # the orders given so far stay with the power
         seat.orders, old.status, old.orders = old.orders, SeatStatus.REPLACED, "{}"
     session.add(seat)
     session.flush()
-    base: dict[str, Any] = dict(game=game.name, variant=variant_title(game))
     told = notice(session, game, "new_player", power=power)
     # the new player hears it in their own mail (the one mail a new address gets at first)
     told = replace(told, to=tuple(a for a in told.to if a != address))
-    events: list[Event] = [
-        told,
-        PowerAssigned(**base, to=(address,), power=power, phase=game.phase,
-                      deadline=clock.deadline_of(game), by_master=True,
-                      **holdings(load_position(game.variant, game.position), power))]
+    code = None if confirmed else confirmations.ask(seat, now)
+    events: list[Event] = [told, _assigned(game, seat, code, days)]
     if dropped is not None:  # the player it was taken from is told in a mail of their own
         events.append(removed(game, dropped, "replaced"))
     return seat, events
+
+
+def _assigned(game: Game, seat: Seat, code: str | None, days: int) -> PowerAssigned:
+    """The mail that gives a replacement player its power (with the code to confirm)."""
+    assert seat.power is not None
+    return PowerAssigned(game=game.name, variant=variant_title(game), to=(seat.address,),
+                         power=seat.power, phase=game.phase, deadline=clock.deadline_of(game),
+                         by_master=True, confirm_code=code,
+                         confirm_until=confirmations.expiry(seat, days) if code else None,
+                         **holdings(load_position(game.variant, game.position), seat.power))
+
+
+def move_seat(session: Session, game: Game, seat: Seat, address: str, now: datetime,
+              days: int) -> list[Event]:
+    """SET ADDRESS: the role's mail goes to ``address`` from now on if it has confirmed a
+    seat in this game; otherwise it is asked to (one mail, with the code, good ``days``) and
+    the mail goes on to the old address until it does.  The same address again withdraws a
+    change still waiting."""
+    if address == seat.address:
+        seat.pending_address = seat.confirm_hash = seat.confirm_asked_at = None
+        return []
+    if confirmations.member(session, game, address):
+        seat.address = address
+        seat.pending_address = seat.confirm_hash = seat.confirm_asked_at = None
+        return []
+    code = confirmations.ask(seat, now, new_address=address)
+    role = {SeatKind.MASTER: "MASTER", SeatKind.OBSERVER: "OBSERVER"}.get(
+        SeatKind(seat.kind), str(seat.power))
+    until = confirmations.expiry(seat, days)
+    assert until is not None
+    return [ConfirmationAsked(game=game.name, variant=variant_title(game), to=(address,),
+                              phase=game.phase, role=role, code=code, until=until)]

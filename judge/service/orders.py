@@ -45,7 +45,16 @@ def parse_for_phase(m: Map, line: str, phase_type: str) -> Order:
     for other in ("M", "R", "A"):
         if other != phase_type and not isinstance(parse_order(m, line, other), OrderError):
             raise GameError("wrong_phase_order", order_type=other, phase_type=phase_type)
-    raise GameError("order_refused", reason=o.message)
+    raise unreadable(m, o)
+
+
+def unreadable(m: Map, o: OrderError) -> GameError:
+    """The refusal of a line the parser could not read: a misspelt province is answered
+    with the names of the provinces nearest to it, when some are near."""
+    if o.near:
+        return GameError("misspelt_province", reason=o.message,
+                         near=tuple(m.provinces[p].name for p in o.near))
+    return GameError("order_refused", reason=o.message)
 
 
 def check_order_line(pos: Position, power: str, line: str, current: dict[str, str], *,
@@ -102,6 +111,9 @@ def _check_adjustment(pos: Position, power: str, o: Order, current: dict[str, st
         if delta <= 0:
             raise GameError("no_builds", power=power)
         key = f"W:{len(builds) + 1}" if isinstance(o, Waive) else f"B:{o.unit.province}"
+        waived = [k for k in builds if k[0] == "W"]
+        if isinstance(o, Waive) and waived and len(builds) >= delta:
+            return waived[-1], o.text()  # WAIVE again, every build given: the same waive
         if key not in current and len(builds) >= delta:
             raise GameError("builds_given", power=power, builds=delta)
         # where a unit can be built is the core's check (check_order_line above)
@@ -126,13 +138,14 @@ class Entry:
     ``text`` is the canonical order; ``replaced`` the unit's earlier orders it took the place
     of; ``alongside`` (NO_CHECK) the unit's other orders given in the same mail, all kept: the
     unit will hold unless one is withdrawn; ``caveat`` why it may come to nothing as things
-    stand (Formal Diplomacy), if it may.
+    stand (Formal Diplomacy), if it may; ``unchanged`` that it was the power's order already.
     """
 
     text: str
     replaced: tuple[str, ...] = ()
     alongside: tuple[str, ...] = ()
     caveat: Caveat | None = None
+    unchanged: bool = False
 
 
 @dataclass(frozen=True)
@@ -170,7 +183,7 @@ def place(current: dict[str, str], key: str, text: str, *, keep_repeats: bool = 
     given_now = [k for k in mine if k in seen]
     if keep_repeats and given_now:
         if text in (current[k] for k in given_now):
-            return Entry(text)  # the same order twice is one order
+            return Entry(text, unchanged=True)  # the same order twice is one order
         n = 2
         while f"{key}{REPEAT}{n}" in current:
             n += 1
@@ -181,7 +194,8 @@ def place(current: dict[str, str], key: str, text: str, *, keep_repeats: bool = 
         del current[k]
     current[key] = text
     seen.add(key)
-    return Entry(text, replaced=tuple(dict.fromkeys(t for t in earlier if t != text)))
+    return Entry(text, replaced=tuple(dict.fromkeys(t for t in earlier if t != text)),
+                 unchanged=earlier == [text])
 
 
 def enter_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = True,
@@ -201,7 +215,7 @@ def enter_line(seat: Seat, pos: Position, line: str, *, check_legality: bool = T
         raise GameError("no_orders_owed", power=seat.power, phase=str(pos.phase))
     key, text = check_order_line(pos, seat.power, line, current, check_legality=check_legality,
                             build_any=build_any)
-    if only_new and key in current:
+    if only_new and key in current and current[key] != text:  # the same order is no change
         raise GameError("civil_disorder_late")
     entry = place(current, key, text, this_mail=this_mail,
                   keep_repeats=not check_legality and pos.phase.type == "M")

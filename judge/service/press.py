@@ -12,20 +12,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from judge.core.formal.state import FormalState
 from judge.core.maps import Map
 from judge.core.press import (MASTER, OBSERVER, Addressing, PressError, PressGame,
                               parse_addressing, refusal)
-from judge.service import clock
+from judge.service.clock import game_clock as clock
 from judge.service.errors import GameError
 from judge.service.events import Event, PressSent
 from judge.service.games import dummy_seats, notice, rules_of, seats, variant_title
-from judge.service.phases import position_of
+from judge.service.processing import position_of
 from judge.store.models import Game, GameState, Press, Seat, SeatKind, SeatStatus
 
 OVER = (GameState.FINISHED, GameState.TERMINATED)
@@ -97,8 +98,11 @@ def press_facts(session: Session, game: Game) -> PressGame:
 
 
 def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
-               lines: tuple[str, ...] | list[str], now: datetime) -> PressSent:
-    """Check, archive and announce one press message from ``seat``."""
+               lines: tuple[str, ...] | list[str], now: datetime, *,
+               max_bytes: int, max_lines: int) -> PressSent:
+    """Check, archive and announce one press message from ``seat``: at most ``max_lines``
+    lines and ``max_bytes`` bytes of text ([limits] press_lines, press_bytes: the text is
+    stored and mailed to every reader)."""
     if game.state == GameState.FORMING:
         raise GameError("press_not_started", game=game.name)
     if game.state in OVER:
@@ -108,6 +112,11 @@ def send_press(session: Session, game: Game, seat: Seat, addressing: Addressing,
     body = _trimmed(lines)
     if not body:
         raise GameError("press_empty")
+    if len(body) > max_lines:
+        raise GameError("press_too_many_lines", lines=len(body), limit=max_lines)
+    size = len("\n".join(body).encode("utf-8"))
+    if size > max_bytes:
+        raise GameError("press_too_long", size=size, limit=max_bytes)
     sender = sender_of(seat)
     problem = refusal(sender, addressing, press_facts(session, game))
     if problem is not None:
@@ -197,6 +206,33 @@ def visible_press(session: Session, game: Game, viewer: Viewer) -> list[PressVie
             broadcast=row.broadcast, body=tuple(row.body.split("\n")),
             sent_at=as_utc(row.sent_at)))  # type: ignore[arg-type]
     return out
+
+
+def _broadcast(game: Game, phase: str | None) -> list[Any]:
+    where = [Press.game_id == game.id, Press.broadcast.is_(True)]
+    return where if phase is None else [*where, Press.phase == phase]
+
+
+def broadcast_count(session: Session, game: Game, phase: str | None = None) -> int:
+    """How many broadcasts the game (or its ``phase``) has: what anybody may read of it."""
+    return session.scalar(select(func.count()).select_from(Press)
+                          .where(*_broadcast(game, phase))) or 0
+
+
+def broadcasts(session: Session, game: Game, phase: str | None, first: int, count: int
+               ) -> list[PressView]:
+    """What anybody may read of the game's press (broadcasts; a grey sender unnamed), oldest
+    first: ``count`` of them from the ``first`` (from 0).  A page of :func:`visible_press` for
+    a reader who signed on to nothing, read a page at a time (a game's press may run to
+    thousands)."""
+    rows = session.scalars(select(Press).where(*_broadcast(game, phase)).order_by(Press.id)
+                           .limit(count).offset(first))
+    return [PressView(phase=row.phase, sender=None if row.grey else row.sender, grey=row.grey,
+                      powers=tuple(r for r in row.recipients.split() if r != MASTER),
+                      to_master=MASTER in row.recipients.split(), broadcast=True,
+                      body=tuple(row.body.split("\n")),
+                      sent_at=as_utc(row.sent_at))  # type: ignore[arg-type]
+            for row in rows]
 
 
 def _sent_by(row: Press, viewer: Viewer) -> bool:

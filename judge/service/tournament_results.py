@@ -1,9 +1,9 @@
 """The judge's own game result records as tournament scoring input.
 
-:func:`core_result` turns one ``game_results`` row (judge.service.results) into the pure
+:func:`core_result` turns one ``game_results`` row (judge.service.game_results) into the pure
 core's :class:`judge.core.scoring.GameResult`; :func:`tournament_results` does it for every
 finished game of a tournament; :func:`results_document` writes results in the JSON shape
-``judge scoring`` reads (judge.core.scoring.results), so a tournament can be exported and
+``judge scoring`` reads (judge.core.scoring.game_results), so a tournament can be exported and
 scored anywhere.
 
 Decisions

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from judge.service.errors import GameError
 from judge.service.games import NAME_RE
-from judge.service.passwords import check_password, hash_password
+from judge.service.access.passwords import check_password, hash_password
 from judge.store.models import Game, Tournament
 
 MAX_PASSWORD = 64

@@ -1,6 +1,6 @@
 """The bounce counts of addresses: return-path tokens, hard bounces, and the failing mark.
 
-Every statement is built once and run on the session's connection (as judge.mail.recipients
+Every statement is built once and run on the session's connection (as judge.mail.guards.recipients
 does): the sender looks up the addresses of each batch it sends, and the pipeline clears the
 count of every address a mail comes from, so these run often.
 """

@@ -61,6 +61,31 @@ def bump(session: Session, kind: str, subject: str, when: datetime, by: int = 1)
     return int(session.execute(stmt).scalar_one())
 
 
+def reserve(session: Session, kind: str, limits: list[tuple[str, int]], when: datetime) -> bool:
+    """Count one more today for each ``(subject, limit)`` if every count is below its limit,
+    atomically; False (and nothing counted) when one is not.
+
+    Each count is one upsert that adds only below the limit: on PostgreSQL the row stays locked
+    until the transaction ends, so another transaction reserving meanwhile waits and then sees
+    this count; on SQLite writers take turns.  Counting *before* the slow check a limit guards
+    (a password's) means that checks made at once can never pass it together."""
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    counted: list[str] = []
+    for subject, limit in limits:
+        values = insert(DailyCount).values(kind=kind, subject=subject, day=day_of(when),
+                                           count=1, last_at=when)
+        stmt = values.on_conflict_do_update(
+            index_elements=["kind", "subject", "day"],
+            set_={"count": DailyCount.count + 1, "last_at": when},
+            where=DailyCount.count < limit).returning(DailyCount.count)
+        if limit < 1 or session.execute(stmt).scalar() is None:
+            for done in counted:
+                bump(session, kind, done, when, -1)
+            return False
+        counted.append(subject)
+    return True
+
+
 def forget_old(session: Session, now: datetime, keep_days: int = 2) -> int:
     """Drop the counts (and reply counts) of days before the last ``keep_days``."""
     cutoff = day_of(now - timedelta(days=keep_days))

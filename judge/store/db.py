@@ -32,10 +32,10 @@ class _QueuedWriters(sqlite3.Connection):
     of one engine, taken before ``BEGIN IMMEDIATE`` and given back when the transaction ends.
 
     Why: SQLite lets one writer in at a time, and one that finds the file locked sleeps and
-    tries again, sleeping up to 100 ms between tries.  The back office's worker, sender and
+    tries again, sleeping up to 100 ms between tries.  The worker process's worker, sender and
     scheduler are threads of one process writing to one file: while the sender slept in that
     loop the worker, done with its batch, waited for the sender -- both idle (measured in a
-    storm of hostile mail: a third of the back office's time asleep in ``BEGIN IMMEDIATE``).
+    storm of hostile mail: a third of the worker process's time asleep in ``BEGIN IMMEDIATE``).
     On a mutex the next thread wakes the moment the lock is free.  Writers in other processes
     (intake's own writer, a command run by hand) still meet SQLite's busy timeout."""
 

@@ -1,6 +1,6 @@
 """The inbound table's writer: received messages stored durably, each once.
 
-Intake (judge.mail.intake) hands over rows ready to store; this module commits them.  On
+Intake (judge.mail.intake.accept) hands over rows ready to store; this module commits them.  On
 PostgreSQL an ``INSERT … ON CONFLICT DO NOTHING`` per row; on SQLite a lean path of its own
 (:class:`SqliteInbound`), because intake commits (in a thread of its own) while SMTP is parsed in
 the same process, and a spool (:class:`Spool`) for the moments another writer holds the lock.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from judge.store.db import SQLITE_BUSY_TIMEOUT_MS, Store, begin_immediate
 from judge.store.models import InboundMessage, InboundStatus
 

@@ -3,7 +3,7 @@
 A worker or sender leases a row before working on it, so two daemons never take the same row.
 A lease names its owner: ``host:pid:token``, the token drawn afresh at every process start.
 The pid alone does not tell one start from the next: in a container the restarted daemon
-usually gets the very pid of the one that died (and the daemon's back office may get the pid
+usually gets the very pid of the one that died (and the daemon's worker process may get the pid
 its daemon had before, or the other way round).  When a daemon starts it releases at once
 (instead of waiting for them to expire) the leases of its host held by a process that no longer
 runs, or by an earlier start with its own pid, so a restart after a crash picks up the
@@ -56,7 +56,7 @@ def _alive(pid: int) -> bool:
 
 def _zombie(pid: int) -> bool:
     """Whether the process has died but not been reaped (Linux; elsewhere: no).  A killed
-    daemon's back office is reparented, and in a container whose first process reaps nobody
+    daemon's worker process is reparented, and in a container whose first process reaps nobody
     it stays a zombie: still "there" for kill(0), but holding nothing."""
     try:
         stat = open(f"/proc/{pid}/stat", "rb").read()
@@ -68,7 +68,7 @@ def _zombie(pid: int) -> bool:
 def release_dead_leases(session: Session, holding_none: Iterable[int] = ()) -> int:
     """Clear leases held by processes of this host that no longer run (or by an earlier start
     that had this process's pid, or one of the pids ``holding_none``: processes that take no
-    leases, such as the daemon whose back office calls this); returns how many."""
+    leases, such as the daemon whose worker process calls this); returns how many."""
     host, me, mine = socket.gethostname(), os.getpid(), owner_id()
     reused = {me, *holding_none}
     released = 0

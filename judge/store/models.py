@@ -52,22 +52,25 @@ class SeatKind(StrEnum):
 
 class SeatStatus(StrEnum):
     """A seat: active (played), dummy (no player; the master orders it), or left: resigned,
-    ejected (by the master), replaced (REPLACE, by another player)."""
+    ejected (by the master; an ejected observer may not observe the game again), replaced
+    (REPLACE, by another player), closed (an observer of a game the master closed to
+    observers, SET RULES NO_OBSERVATIONS)."""
 
     ACTIVE = "active"
     DUMMY = "dummy"
     RESIGNED = "resigned"
     EJECTED = "ejected"
     REPLACED = "replaced"
+    CLOSED = "closed"
 
 
 class InboundMessage(Base):
     """A received message, stored once before intake answers 250; processed exactly once.
 
-    ``dedupe_key`` is a hash of the whole Message-ID (judge.mail.intake.message_key): the same
+    ``dedupe_key`` is a hash of the whole Message-ID (judge.mail.intake.accept.message_key): the same
     message delivered again, or to several judge addresses, is one row.  ``message_id`` is the
     id as text for people, cut to 998 characters.  ``raw`` is emptied once the message is
-    older than ``[retention] raw_mail_days`` (judge.mail.retention).
+    older than ``[retention] raw_mail_days`` (judge.store.retention).
     """
 
     __tablename__ = "inbound"
@@ -92,7 +95,7 @@ class InboundMessage(Base):
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     note: Mapped[str | None] = mapped_column(Text)
     # A long mail is executed in several transactions: what is done so far (JSON, see
-    # judge.pipeline), so that a retry after a crash goes on where the last one stopped.
+    # judge.pipeline.stages), so that a retry after a crash goes on where the last one stopped.
     progress: Mapped[str | None] = mapped_column(Text)
 
 
@@ -100,7 +103,7 @@ class OutboxMessage(Base):
     """A mail the judge will send, written in the transaction of the change that caused it.
 
     ``raw`` is emptied once the mail was sent (or dropped) longer ago than ``[retention]
-    raw_mail_days`` (judge.mail.retention); the row stays.
+    raw_mail_days`` (judge.store.retention); the row stays.
     """
 
     __tablename__ = "outbox"
@@ -122,7 +125,7 @@ class OutboxMessage(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_error: Mapped[str | None] = mapped_column(Text)
     inbound_id: Mapped[int | None] = mapped_column(_Id)
-    # map pictures to draw and attach when the mail is sent (judge.mail.pictures), JSON
+    # map pictures to draw and attach when the mail is sent (judge.mail.writing.attached_maps), JSON
     attachment: Mapped[str | None] = mapped_column(Text)
 
 
@@ -178,7 +181,7 @@ class Game(Base):
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     reminder_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # 0 before the reminder, 1 reminded, 2 late notice sent (in grace), 3 grace over and
-    # waiting for late powers (judge.service.clock)
+    # waiting for late powers (judge.service.clock.game_clock)
     clock_stage: Mapped[int] = mapped_column(Integer, default=0)
     next_event_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # bumped by every change of phase: processing is conditional on it
@@ -204,10 +207,10 @@ class Game(Base):
     fault_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     fault_note: Mapped[str | None] = mapped_column(Text)
     fault_told_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # a private game's privacy password, hashed (judge.service.privacy); None: a public game
+    # a private game's privacy password, hashed (judge.service.access.privacy); None: a public game
     privacy_hash: Mapped[str | None] = mapped_column(String(200))
-    # SET CLOCK (judge.service.clock): deadlines fall at this many minutes after midnight in
-    # clock_zone (an IANA name, UTC or an offset, judge.zones), on the ISO weekdays listed in
+    # SET CLOCK (judge.service.clock.game_clock): deadlines fall at this many minutes after midnight in
+    # clock_zone (an IANA name, UTC or an offset, judge.basics.zones), on the ISO weekdays listed in
     # clock_days ("12345": Monday to Friday; empty: every day); None: at no fixed time of day
     clock_minute: Mapped[int | None] = mapped_column(Integer)
     clock_days: Mapped[str | None] = mapped_column(String(7))
@@ -217,7 +220,7 @@ class Game(Base):
     # SET MAX ABSENCE: the longest absence a player may announce, in days (0: none)
     max_absence_days: Mapped[int] = mapped_column(Integer, default=14, server_default="14")
     # SET ADDRESSES PUBLIC: every one who may see the game sees its players' addresses;
-    # False (the default): only its master does (judge.service.disclosure)
+    # False (the default): only its master does (judge.service.access.disclosure)
     addresses_public: Mapped[bool] = mapped_column(Boolean, default=False,
                                                    server_default=false())
 
@@ -243,7 +246,8 @@ class Seat(Base):
     """A role in a game: a power's player, the master or an observer, with its password."""
 
     __tablename__ = "seats"
-    __table_args__ = (Index("ix_seats_game", "game_id", "kind"),)
+    __table_args__ = (Index("ix_seats_game", "game_id", "kind"),
+                      Index("ix_seats_confirm_hash", "confirm_hash"))
 
     id: Mapped[int] = mapped_column(_Id, primary_key=True)
     game_id: Mapped[int] = mapped_column(_Id, ForeignKey("games.id", ondelete="CASCADE"))
@@ -260,8 +264,17 @@ class Seat(Base):
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # SET MAP ON/OFF: whether this role's copies of the results carry the map picture
     map_pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
-    # SET ZONE: the zone the judge writes times in to this role (judge.zones); None: UTC
+    # SET ZONE: the zone the judge writes times in to this role (judge.basics.zones); None: UTC
     zone: Mapped[str | None] = mapped_column(String(64))
+    # When the address confirmed it wants the game's mail (judge.service.access.confirmations);
+    # None: it has not yet (an OBSERVE or a REPLACE put it here), so it gets none of the
+    # game's mail and the role cannot be signed on to.  ``pending_address``: the new address
+    # a SET ADDRESS asked for, which replaces ``address`` once it confirms.  The code last
+    # mailed (its SHA-256) and when it was mailed.
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    pending_address: Mapped[str | None] = mapped_column(String(320))
+    confirm_hash: Mapped[str | None] = mapped_column(String(64))
+    confirm_asked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class AbsenceStatus(StrEnum):
@@ -337,6 +350,17 @@ class Press(Base):
     sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class WebLinkUse(Base):
+    """A link from mail to a private game's page that has been opened: each is good once
+    (judge.service.access.passes).  Kept until the link would have expired anyway."""
+
+    __tablename__ = "web_link_uses"
+    __table_args__ = (Index("ix_web_link_uses_expires", "expires_at"),)
+
+    nonce: Mapped[str] = mapped_column(String(32), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class DailyCount(Base):
     """How often something happened on one (UTC) day: CREATEs by an address, new addresses
     written to because of an address's mail, failed SIGNONs for a role (judge.store.counters).
@@ -408,7 +432,7 @@ class GameResult(Base):
 
 
 class AddressBounces(Base):
-    """What came back of the judge's mail to one address (judge.mail.bounces): the token of
+    """What came back of the judge's mail to one address (judge.mail.reading.bounces): the token of
     its return path, and its hard bounces since it last wrote to the judge.  An address with
     ``failing_since`` set gets no mail until a mail from it is processed."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, inspect, text
 
-from judge.resources import migrations_dir
+from judge.basics.resources import migrations_dir
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig

@@ -2,11 +2,11 @@
 
 SQLite lets one writer at a time hold the lock and keeps no queue: a writer that finds it
 taken tries again later, and one that commits and begins again at once keeps it.  The
-worker (judge.back_office) does most of its work inside write transactions of tens of
+worker (judge.daemon.worker_process) does most of its work inside write transactions of tens of
 milliseconds, back to back, so while it had work intake's commits, each a fraction of a
 millisecond but holding up an SMTP session's 250, waited behind it time after time.
 
-So intake says when it is waiting (the daemon sends a byte to the back office, which calls
+So intake says when it is waiting (the daemon sends a byte to the worker process, which calls
 :meth:`WriteTurns.asked`), the worker ends its write transaction after the message in hand
 (:meth:`asked_for`) and lets intake commit before it begins another (:meth:`wait_turn`), and
 intake's commit, when it is through, gives the lock back (:meth:`given_back`).  A turn is

@@ -6,7 +6,7 @@ disagree.  What is shown is what a stranger may read by mail (HISTORY, SUMMARY a
 without signing on): no address, no grey sender, no vote, no order of the phase in progress,
 and only the press the mail rules let anybody read (broadcasts).  Private games are filtered
 out of lists here; whether one may see a private game's own pages is the caller's question
-(:mod:`judge.service.passes`).
+(:mod:`judge.service.access.passes`).
 """
 
 from __future__ import annotations
@@ -18,22 +18,24 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from judge.core import load_map
 from judge.core.press import MASTER
-from judge.mail.compose import make_environment
-from judge.mail.standings_table import as_json, build_table, choose
-from judge.mail.pictures import board_document, phase_document
+from judge.mail.writing.compose import make_environment
+from judge.mail.writing.standings_table import as_json, build_table, choose
+from judge.mail.writing.attached_maps import board_document, phase_document
 from judge.service.games import title_of_variant, variant_title
-from judge.service.phases import phase_title, position_of
-from judge.service.press import Viewer, visible_press
-from judge.service.results import result_of
+from judge.service.processing import phase_title, position_of
+from judge.service.press import broadcast_count, broadcasts
+from judge.service.game_results import result_of
 from judge.service.tournament_results import tournament_results
 from judge.store.models import (Game, GameState, PhaseSnapshot, Seat, SeatKind, SeatStatus,
                                 Tournament)
 
 # games on one page of the list (the list of 10,000 games is paged, not sent whole)
 PAGE_SIZE = 50
+# press messages on one page of a game's (or a phase's) press
+PRESS_PAGE_SIZE = 50
 
 
 class NotFound(Exception):
@@ -153,19 +155,19 @@ def announcements(session: Session, game: Game) -> list[str]:
     return said
 
 
-def public_press(session: Session, game: Game, phase: str | None = None
-                 ) -> list[dict[str, Any]]:
-    """The press anybody may read by mail (HISTORY without signing on): broadcasts, with a
-    grey sender left unnamed."""
-    out = []
-    for p in visible_press(session, game, Viewer()):
-        if phase is not None and p.phase != phase:
-            continue
-        sender = ("someone (grey press)" if p.sender is None else
-                  p.sender.capitalize() if p.sender != MASTER else "the master")
-        out.append(dict(phase=p.phase, sender=sender, grey=p.grey, sent_at=p.sent_at,
-                        body="\n".join(p.body)))
-    return out
+def public_press(session: Session, game: Game, phase: str | None = None,
+                 page: int | None = None) -> dict[str, Any]:
+    """One page of the press anybody may read by mail (HISTORY without signing on):
+    broadcasts, with a grey sender left unnamed, oldest first, ``PRESS_PAGE_SIZE`` a page;
+    by default the last page (the newest).  ``messages``, and ``page``, ``pages``, ``total``."""
+    total = broadcast_count(session, game, phase)
+    pages = max(1, -(-total // PRESS_PAGE_SIZE))
+    page = pages if page is None else min(max(1, page), pages)
+    shown = broadcasts(session, game, phase, (page - 1) * PRESS_PAGE_SIZE, PRESS_PAGE_SIZE)
+    messages = [dict(phase=p.phase, sender="someone (grey press)" if p.sender is None else
+                     p.sender.capitalize() if p.sender != MASTER else "the master",
+                     grey=p.grey, sent_at=p.sent_at, body="\n".join(p.body)) for p in shown]
+    return dict(messages=messages, page=page, pages=pages, total=total)
 
 
 def _facts(snap: PhaseSnapshot) -> dict[str, Any]:
@@ -206,10 +208,11 @@ def _tournament_name(session: Session, game: Game) -> str | None:
     return t.name if t is not None else None
 
 
-def game_view(session: Session, game: Game) -> dict[str, Any]:
+def game_view(session: Session, game: Game, press_page: int | None = None) -> dict[str, Any]:
     """The game page: the board now, centres per power, the latest results, announcements,
-    public press and the phases played."""
+    a page of the public press (the last by default) and the phases played."""
     latest = _latest(session, game)
+    press = public_press(session, game, page=press_page)
     rules = set(game.rules.split())
     return dict(
         name=game.name, variant=game.variant, variant_title=variant_title(game),
@@ -220,12 +223,16 @@ def game_view(session: Session, game: Game) -> dict[str, Any]:
         private=game.privacy_hash is not None, tournament=_tournament_name(session, game),
         powers=_powers(session, game), announcements=announcements(session, game),
         latest=_facts(latest) if latest is not None else None,
-        phases=_phases(session, game), press_messages=public_press(session, game))
+        phases=_phases(session, game), press_messages=press["messages"],
+        press_page=press["page"], press_pages=press["pages"], press_total=press["total"])
 
 
-def phase_view(session: Session, game: Game, phase: str) -> dict[str, Any]:
-    """One played phase: its orders and results, and the phases before and after it."""
+def phase_view(session: Session, game: Game, phase: str, press_page: int | None = None
+               ) -> dict[str, Any]:
+    """One played phase: its orders and results, a page of its public press, and the phases
+    before and after it."""
     snap = _snapshot(session, game, phase)
+    press = public_press(session, game, snap.phase, press_page)
     phases = _phases(session, game)
     names = [p["phase"] for p in phases]
     i = names.index(snap.phase)
@@ -233,7 +240,8 @@ def phase_view(session: Session, game: Game, phase: str) -> dict[str, Any]:
                 private=game.privacy_hash is not None, facts=_facts(snap),
                 previous=names[i - 1] if i > 0 else None,
                 next=names[i + 1] if i + 1 < len(names) else None, phases=phases,
-                press_messages=public_press(session, game, snap.phase))
+                press_messages=press["messages"], press_page=press["page"],
+                press_pages=press["pages"], press_total=press["total"])
 
 
 # --------------------------------------------------------------------------- maps

@@ -2,14 +2,14 @@
 are counted; an address with too many is marked failing until it writes again.
 
 Revision ID: 0016
-Revises: 0013
+Revises: 0015
 Create Date: 2026-11-28
 """
 from alembic import op
 import sqlalchemy as sa
 
 revision = "0016"
-down_revision = "0013"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 

@@ -14,9 +14,9 @@ from judge.commands import registry
 from judge.commands.context import Context
 from judge.commands.execute import execute
 from judge.commands.parse import Command, OtherLine, mask_passwords, read_items, strip_comment
-from judge.config import Config, JudgeSection
-from judge.mail.compose import Composer
-from judge.mail.reading import read_message
+from judge.basics.config import Config, JudgeSection
+from judge.mail.writing.compose import Composer
+from judge.mail.reading.message import read_message
 from judge.store.db import Store
 from judge.store.schema import ensure_schema
 

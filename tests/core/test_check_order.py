@@ -14,7 +14,7 @@ from judge.core import (
     make_position,
     parse_order,
 )
-from judge.core.results import INVALID
+from judge.core.order_results import INVALID
 
 M = load_map()
 START = initial_position(M)

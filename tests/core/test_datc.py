@@ -16,7 +16,7 @@ from judge.core.board import Position, make_position
 from judge.core.maps import load_map
 from judge.core.orders import Convoy, Disband, Hold, Move, Retreat, Support
 from judge.core.phases import Phase
-from judge.core.results import BUILD, DISBAND, INVALID, OK, REMOVE, WAIVE, OrderResult
+from judge.core.order_results import BUILD, DISBAND, INVALID, OK, REMOVE, WAIVE, OrderResult
 
 CASES_DIR = Path(__file__).parent / "datc_cases"
 

@@ -38,7 +38,7 @@ from judge.core.orders import (
     parsed_lines,
 )
 from judge.core.phases import Phase
-from judge.core.results import INVALID, OK, OrderResult
+from judge.core.order_results import INVALID, OK, OrderResult
 
 M = load_map()
 CODES = sorted(p for p in M.provinces if len(p) == 3)
@@ -52,10 +52,11 @@ kind = st.sampled_from(["A", "F"])
 @st.composite
 def fast_lines(draw: st.DrawFn) -> str:
     unit = f"{draw(kind)} {draw(word)}"
-    shape = draw(st.sampled_from(["H", "-", "- VIA", "S", "S H", "S -", "C", "B", "D", "R"]))
+    shape = draw(st.sampled_from(["H", "-", "- VIA", "S", "S H", "S -", "C", "B", "D", "R",
+                                  "INTO"]))
     if shape in ("H", "B", "D"):
         line = f"{unit} {shape}"
-    elif shape in ("-", "R"):
+    elif shape in ("-", "R", "INTO"):
         line = f"{unit} {shape} {draw(word)}"
     elif shape == "- VIA":
         line = f"{unit} - {draw(word)} VIA"

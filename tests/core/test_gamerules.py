@@ -11,17 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.core.gamerules import (
-    Registry,
-    RuleError,
-    RuleSet,
-    can_change_after_start,
-    change_rules_after_start,
-    load_registry,
-    registry_problems,
-    resolve_rules,
-    rule_descriptions,
-)
+from judge.core.game_rules import (Registry, RuleError, RuleSet, can_change_after_start,
+                                   change_rules_after_start, load_registry, registry_problems,
+                                   resolve_rules, rule_descriptions)
 
 SEED_RULES = [
     "POWER_CHOICE", "MULTIPLE_POWERS_PER_PLAYER", "NO_OBSERVATIONS",

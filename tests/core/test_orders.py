@@ -74,6 +74,30 @@ def test_ambiguous_and_unknown_names_are_errors() -> None:
     assert isinstance(p(""), OrderError)
 
 
+def test_a_misspelt_province_comes_with_the_nearest_names() -> None:
+    e = p("A Gal-Ukriane")
+    assert isinstance(e, OrderError) and e.message == "unknown province 'ukriane'"
+    assert e.near == ("UKR",)
+    e = p("F Norht Sea - Hol")
+    assert isinstance(e, OrderError) and e.near[0] == "NTH"
+    assert p("A Xyzzy - Par") == OrderError("A Xyzzy - Par", "unknown province 'xyzzy'")
+
+
+def test_into_is_read_as_to() -> None:
+    assert p("Sweden into Denmark") == Move(UnitSpec(None, "SWE"), "DEN")
+    assert p("Tyr into Venice") == Move(UnitSpec(None, "TYR"), "VEN")
+    assert p("A Par moves into Bur") == p("A Par-Bur")
+    assert p("A Bur into Par", "R") == Retreat(UnitSpec("A", "BUR"), "PAR")
+    assert p("A Mun S A Ber into Kie") == p("A Mun S A Ber-Kie")
+
+
+def test_a_word_in_another_alphabet_is_one_word() -> None:
+    """ "Désiré" was read as "d" (a disband or removal) and "sir": it is one unknown word."""
+    for phase in "MRA":
+        e = p("Désiré", phase)
+        assert isinstance(e, OrderError) and "'désiré'" in e.message, (phase, e)
+
+
 def test_retreat_phase() -> None:
     assert p("A Bur-Par", "R") == Retreat(UnitSpec("A", "BUR"), "PAR")
     assert p("A BUR R PAR", "R") == Retreat(UnitSpec("A", "BUR"), "PAR")

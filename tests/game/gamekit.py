@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import Row, select
 
 from conftest import JUDGE_ADDRESS, body_of, make_mail
-from judge.config import Config, JudgeSection
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
+from judge.basics.config import Config, JudgeSection
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
 from judge.store.schema import ensure_schema
@@ -171,13 +171,41 @@ def start_full_game(j: Judge, name: str = "war1901", extra: str = "") -> dict[st
     return assigned
 
 
+# The code a mail asks its reader to send back (judge.service.access.confirmations).
+CONFIRM_CODE = re.compile(r"CONFIRM ([A-Z0-9]{5}-[A-Z0-9]{5})")
+
+
+def code_in(text: str) -> str:
+    """The code in a mail that asks for one (the last, should it hold several)."""
+    found = CONFIRM_CODE.findall(text)
+    assert found, text
+    return str(found[-1])
+
+
+def code_for(j: Judge, address: str) -> str:
+    """The code in the last mail the last mail sent made the judge write to ``address`` (a
+    REPLACE's, a SET ADDRESS's)."""
+    asking = [m for m in j.last_broadcasts if address in m.to and CONFIRM_CODE.search(m.body)]
+    assert asking, [(m.to, m.subject) for m in j.last_broadcasts]
+    return code_in(asking[-1].body)
+
+
+def observe(j: Judge, address: str, game: str, password: str = "opw", extra: str = "") -> Sent:
+    """OBSERVE, then CONFIRM with the code of its answer: ``address`` observes ``game``, and
+    gets its mail.  Returns the answer to OBSERVE."""
+    reply = j.mail(address, f"OBSERVE {game} {password} {extra}".strip())
+    confirmed = j.mail(address, f"CONFIRM {code_in(reply.body)}")
+    assert "Confirmed:" in confirmed.body, confirmed.body
+    return reply
+
+
 def signon(j: Judge, power: str, game: str = "war1901") -> str:
     return f"SIGNON {power[0]}{game} {j.passwords[power]}"
 
 
 def force_due(j: Judge, game: str, when: datetime) -> None:
     """Move a game's stored clock so its deadline is ``when`` (what a long wait would do)."""
-    from judge.service import clock
+    from judge.service.clock import game_clock as clock
     from judge.store.models import Game
     with j.store.transaction() as s:
         g = s.scalars(select(Game).where(Game.name_key == game)).one()

@@ -8,7 +8,7 @@ with the standard library only.  Each page is opened in a browser context of its
 shares no cache, cookies or storage with any other page: what a fresh profile gave before.
 
 Only what the tests use: load a page at a window size and wait for its load event (images and
-style sheets loaded), read its DOM, take a picture of the window.
+style sheets loaded), read its DOM, measure what it shows, take a picture of the window.
 """
 
 from __future__ import annotations
@@ -132,6 +132,13 @@ class Page:
                                    {"expression": "document.documentElement.outerHTML",
                                     "returnByValue": True}, self.session)
         return str(result["result"]["value"])
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the loaded page (measuring what is shown:
+        the page itself runs no script)."""
+        result = self.browser.call("Runtime.evaluate", {"expression": expression,
+                                                        "returnByValue": True}, self.session)
+        return result["result"].get("value")
 
     def screenshot(self, path: Path) -> Path:
         """A PNG of the window."""

@@ -19,6 +19,16 @@ def exchange(judge: RunningJudge, sender: str, body: str, timeout: float = 20) -
     raise AssertionError(f"no reply to {body!r}:\n{judge.log()[-3000:]}")
 
 
+def observe(judge: RunningJudge, address: str, game: str, password: str = "opw") -> str:
+    """OBSERVE, then CONFIRM with the code of its answer: ``address`` observes ``game``, and
+    gets its mail.  Returns the answer to OBSERVE."""
+    from gamekit import code_in
+    reply = exchange(judge, address, f"OBSERVE {game} {password}")
+    confirmed = exchange(judge, address, f"CONFIRM {code_in(reply)}")
+    assert "Confirmed:" in confirmed, confirmed
+    return reply
+
+
 def broadcasts(judge: RunningJudge, subject: str) -> list[EmailMessage]:
     """Every copy of a broadcast: the judge mails each recipient a copy of their own."""
     return [m for m in judge.replies() if header_of(m, "Subject") == subject]

@@ -14,7 +14,7 @@ from email import policy
 from sqlalchemy import select
 
 from conftest import body_of
-from gamekit import Judge
+from gamekit import Judge, code_for, observe
 from judge.store.models import OutboxMessage
 
 MASTER = "gm@example.org"
@@ -54,7 +54,7 @@ def forming_game(j: Judge, extra: str = "") -> None:
     ok(j, FRANCE, "JOIN g frpw France")
     ok(j, GERMANY, "JOIN g depw Germany")
     ok(j, ENGLAND, "JOIN g enpw England")
-    ok(j, OBSERVER, "OBSERVE g obspw")
+    observe(j, OBSERVER, "g", "obspw")
 
 
 def test_a_whole_game_shows_no_address_but_to_the_master(judge_in_process: Judge) -> None:
@@ -98,7 +98,8 @@ def test_a_whole_game_shows_no_address_but_to_the_master(judge_in_process: Judge
         " ".join(ejected[0].body.split())
     assert "Error: nobody plays Germany in g." in j.mail(GERMANY, "SIGNON Gg depw").body
     ok(j, MASTER, f"{M}\nREPLACE Germany {NEWCOMER} newpw")
-    ok(j, NEWCOMER, "SIGNON Gg newpw\nPRESS TO F\nGreetings.\nENDPRESS\nLIST g")
+    ok(j, NEWCOMER, f"CONFIRM {code_for(j, NEWCOMER)}\nSIGNON Gg newpw\nPRESS TO F\nGreetings.\n"
+                    "ENDPRESS\nLIST g")
     ok(j, MASTER, f"{M}\nDUMMY England")
     (dummied,) = [m for m in j.last_broadcasts if m.to == [ENGLAND]]
     assert dummied.subject == "JUDGE:g - F1901M Power made a dummy"
@@ -205,7 +206,7 @@ def test_a_role_s_registered_address_is_copied_only_what_was_done_as_that_role(
     ok(j, MASTER, f"{M}\nSTART")
     # the master knows a password for France (one it gave with REPLACE) and signs on as both
     ok(j, MASTER, f"{M}\nREPLACE France {NEWCOMER} newpw")
-    ok(j, NEWCOMER, "SIGNON Fg newpw\nLIST g")
+    ok(j, NEWCOMER, f"CONFIRM {code_for(j, NEWCOMER)}\nSIGNON Fg newpw\nLIST g")
     mine, theirs = j.mail_copies(MASTER, f"{M}\nLIST g\nSIGNON Fg newpw\nA Par H")
     assert mine.to == [MASTER] and theirs.to == [NEWCOMER]
     assert f"({FRANCE})" not in mine.body and f"({NEWCOMER})" in mine.body

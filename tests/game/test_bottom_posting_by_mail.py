@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gamekit import Judge, start_full_game
-from judge.mail.reading import read_body
+from judge.mail.reading.message import read_body
 
 ATTRIBUTION = "On Mon, 23 Nov 2026 at 10:00, JUDGE <judge@example.org> wrote:"
 QUOTE = "> Signed on as France in war1901.\n>\n> Orders of France in war1901 for S1901M:\n"
@@ -44,16 +44,18 @@ def test_quotes_between_commands_and_a_quote_alone(judge_in_process: Judge) -> N
     assert "quoted" not in body
 
 
-@pytest.mark.parametrize("text, lines, quoted", [
+@pytest.mark.parametrize("text, lines, quoted, original", [
     # the wrapped attribution (two lines) is skipped whole
     ("On Mon, 23 Nov 2026 at 10:00, JUDGE <\njudge@example.org> wrote:\n> x\nLIST",
-     ["LIST"], 1),
+     ["LIST"], 1, ""),
     # top-posting: the commands, then the quote; nothing after it
-    (f"LIST\n\n{ATTRIBUTION}\n> x\n> y\n", ["LIST"], 2),
-    # an original that is not quoted ends reading: its lines are not the writer's
-    (f"LIST\n{ATTRIBUTION}\nSigned on as France\nHELP\n", ["LIST"], 0),
+    (f"LIST\n\n{ATTRIBUTION}\n> x\n> y\n", ["LIST"], 2, ""),
+    # an original that is not quoted ends reading: its lines are not the writer's, and the
+    # reply counts them and names the line it began at
+    (f"LIST\n{ATTRIBUTION}\nSigned on as France\nHELP\n", ["LIST"], 3, ATTRIBUTION),
     # an attribution with no quote under it is not skipped over
-    (f"LIST\n{ATTRIBUTION}\n\nHELP\n", ["LIST"], 0),
+    (f"LIST\n{ATTRIBUTION}\n\nHELP\n", ["LIST"], 2, ATTRIBUTION),
 ])
-def test_what_is_read_around_an_attribution(text: str, lines: list[str], quoted: int) -> None:
-    assert read_body(text) == (lines, quoted)
+def test_what_is_read_around_an_attribution(text: str, lines: list[str], quoted: int,
+                                             original: str) -> None:
+    assert read_body(text) == (lines, quoted, original)

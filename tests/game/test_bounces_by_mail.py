@@ -12,11 +12,11 @@ from pathlib import Path
 from sqlalchemy import select
 
 from gamekit import Judge, Sent, start_full_game
-from judge.config import BouncesSection
-from judge.mail.intake import Arrival, envelope_sender_of, message_id_of, store_arrivals
-from judge.mail.sender import deliver_due
-from judge.mail.transports import MaildirTransport
-from judge.mail.worker import process_pending
+from judge.basics.config import BouncesSection
+from judge.mail.intake.accept import Arrival, envelope_sender_of, message_id_of, store_arrivals
+from judge.mail.sending.sender import deliver_due
+from judge.mail.sending.transports import MaildirTransport
+from judge.pipeline.worker import process_pending
 from judge.store import bounce_counts
 from judge.store.models import AddressBounces, InboundMessage, OutboxMessage
 

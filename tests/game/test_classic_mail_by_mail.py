@@ -12,8 +12,8 @@ from datetime import timezone
 from sqlalchemy import select
 
 from gamekit import Judge, signon, start_full_game
-from judge.mail.game_mail import judge_date
-from judge.mail.times import written
+from judge.mail.writing.game_mail import judge_date
+from judge.mail.writing.times import written
 from judge.store.models import Game, OutboxMessage, PhaseSnapshot
 
 G = "war1901"

@@ -10,19 +10,19 @@ from sqlalchemy import func, select
 
 from conftest import JUDGE_ADDRESS, make_mail
 from gamekit import Judge, signon, start_full_game
-from judge.utc import utcnow
-from judge.mail.game_mail import queue_events
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
-from judge.service.scheduler import due_games, run_due
+from judge.basics.utc import utcnow
+from judge.mail.writing.game_mail import queue_events
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
+from judge.service.clock.scheduler import due_games, run_due
 from judge.store.models import Game, PhaseSnapshot
 
 from test_by_mail import ALL_HOLD
 
 
 def tick(j: Judge, now) -> int:
-    from judge.mail.compose import Composer
+    from judge.mail.writing.compose import Composer
     composer = Composer(j.config)
     return run_due(j.store, now, lambda s, ev: queue_events(s, composer, j.config, ev, now))
 
@@ -147,7 +147,7 @@ def test_two_mails_for_one_game_at_the_same_moment(judge_in_process: Judge) -> N
 
 
 def test_passwords_are_stored_as_salted_scrypt_hashes(judge_in_process: Judge) -> None:
-    from judge.service.passwords import check_password
+    from judge.service.access.passwords import check_password
     from judge.store.models import Seat
     j = judge_in_process
     j.mail("master@example.org", "CREATE war1901 hunter2")

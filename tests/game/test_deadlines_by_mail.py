@@ -10,10 +10,10 @@ import re
 from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from gamekit import Judge, Sent, player
-from judge.utc import utcnow
-from judge.mail.game_mail import judge_date
-from judge.mail.times import written
+from gamekit import Judge, Sent, observe, player
+from judge.basics.utc import utcnow
+from judge.mail.writing.game_mail import judge_date
+from judge.mail.writing.times import written
 from test_by_mail import ALL_HOLD
 from test_clock_and_repairs import snapshot_count, tick
 from test_late_powers import M, MASTER, game_row, order, two_player_game
@@ -41,7 +41,7 @@ def test_every_change_of_when_or_how_the_game_moves_is_told_to_everybody(
         judge_in_process: Judge) -> None:
     j = judge_in_process
     two_player_game(j)
-    j.mail(OBSERVER, "OBSERVE g opw")
+    observe(j, OBSERVER, "g")
     everybody = sorted([MASTER, player(0), player(1), OBSERVER])
     when = (utcnow() + timedelta(days=3)).replace(second=0, microsecond=0)
     for command, says in [
@@ -322,7 +322,7 @@ def test_an_absence_moves_the_deadline_to_its_end_and_everybody_is_told(
         judge_in_process: Judge) -> None:
     j = judge_in_process
     two_player_game(j)  # the deadline is 2h away
-    j.mail(OBSERVER, "OBSERVE g opw")
+    observe(j, OBSERVER, "g")
     base = deadline(j)
     start = (utcnow() + timedelta(hours=1)).replace(second=0, microsecond=0)
     end = start + timedelta(days=2)
@@ -413,7 +413,7 @@ def test_absences_within_the_masters_limits(judge_in_process: Judge) -> None:
     # only the master ends another's; an observer announces none
     reply = j.mail(player(1), "SIGNON Gg pw1\nSET NOABSENCE France").body
     assert "only the master" in reply
-    j.mail(OBSERVER, "OBSERVE g opw")
+    observe(j, OBSERVER, "g")
     reply = j.mail(OBSERVER, f"SIGNON Og opw\nSET ABSENCE {day} TO {day}").body
     assert "Error" in reply
     assert snapshot_count(j) == 0

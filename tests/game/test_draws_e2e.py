@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from conftest import RunningJudge, polls
-from smtpkit import exchange, text, wait_audience, wait_broadcast
+from smtpkit import exchange, observe, text, wait_audience, wait_broadcast
 
 MASTER = "gm@example.org"
 OBSERVER = "watcher@example.org"
@@ -48,7 +48,7 @@ def test_the_five_examples_of_the_seed_by_mail(judge: RunningJudge) -> None:
         if len(who) == 7:
             break
     assert len(who) == 7
-    assert "You now observe" in exchange(judge, OBSERVER, f"OBSERVE {G} opw")
+    assert "You have asked to observe" in observe(judge, OBSERVER, G)
     everyone = [MASTER, OBSERVER, *players]
 
     reply = exchange(judge, MASTER, f"SIGNON M{G} mpw\nPAUSE\nPOSITION S1905M\n"

@@ -18,14 +18,14 @@ from gamekit import Judge, force_due, signon, start_full_game
 from smtpkit import wait_broadcast
 from sqlalchemy import select
 
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from judge.commands import registry
 from judge.core import initial_position, load_map
-from judge.mail.game_mail import queue_events
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
+from judge.mail.writing.game_mail import queue_events
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
 from judge.service.positions import dump_position
-from judge.service.scheduler import run_due
+from judge.service.clock.scheduler import run_due
 from judge.store.models import Game, InboundMessage, PhaseSnapshot
 
 UTC = timezone.utc
@@ -98,7 +98,7 @@ def test_a_fault_while_processing_keeps_the_orders_and_tells_the_master(
         judge_in_process: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
     j = judge_in_process
     at = start_full_game(j)
-    import judge.service.phases as phases
+    import judge.service.processing as phases
 
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise RuntimeError("adjudicator exploded")

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from gamekit import (POWERS, Judge, force_due, player, signon,
+from gamekit import (POWERS, Judge, code_for, force_due, player, signon,
                      start_full_game)
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from judge.store.models import Game, Seat
 
 from test_by_mail import ALL_HOLD
@@ -274,7 +274,7 @@ def test_civil_disorder_allows_no_late_changes(judge_in_process: Judge) -> None:
     orders(j, 0, "FRANCE", "\n".join(ALL_HOLD["FRANCE"]))
     orders(j, 1, "GERMANY", "A Mun-Ruh")
     force_due(j, "g", utcnow() - timedelta(minutes=5))  # the deadline has passed
-    body = orders(j, 0, "FRANCE", "A Par-Bur")
+    body = orders(j, 0, "FRANCE", "A Par-Pic")
     assert "under CIVIL_DISORDER an order given before it cannot be changed" in body
     assert "withdrawn" not in j.mail(player(0), f"{signon(j, 'FRANCE')}\nCLEAR").body
     # a late power may still give the orders it owes, not change the ones it gave
@@ -327,7 +327,11 @@ def test_replace_gives_a_power_to_a_new_player(judge_in_process: Judge) -> None:
     assert "France is now played by new@example.org" in body
     told = [m for m in j.last_broadcasts if m.to == ["new@example.org"]]
     assert told and "has given you France" in told[0].body and "fresh" not in told[0].body
-    body = j.mail("new@example.org", "SIGNON Fg fresh\nA Par-Bur").body
+    code = code_for(j, "new@example.org")
+    # until the new player confirms, the password signs nobody on; CONFIRM runs first
+    assert "waits for its address to confirm" in j.mail("new@example.org", "SIGNON Fg fresh").body
+    body = j.mail("new@example.org", f"SIGNON Fg fresh\nA Par-Bur\n> CONFIRM {code}").body
+    assert "Confirmed: new@example.org now gets the mail of g as France." in body
     assert "Accepted: A PAR - BUR" in body
     # the old player's password no longer reaches France
     body = j.mail(assigned["FRANCE"], f"{signon(j, 'FRANCE', 'g')}\nA Par-Pic").body

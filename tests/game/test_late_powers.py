@@ -14,9 +14,9 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from gamekit import Judge, player, signon
-from judge.utc import utcnow
-from judge.service import clock
+from gamekit import Judge, code_for, player, signon
+from judge.basics.utc import utcnow
+from judge.service.clock import game_clock as clock
 from judge.store.models import Game
 
 from test_by_mail import ALL_HOLD
@@ -161,7 +161,8 @@ def test_a_replacement_player_completes_the_waiting_phase(judge_in_process: Judg
     past_grace(j)
     reply = j.mail(MASTER, f"{M}\nREPLACE France new@example.org npw").body
     assert "France is now played by new@example.org" in reply and snapshot_count(j) == 0
-    reply = j.mail("new@example.org", "SIGNON Fg npw\n" + "\n".join(ALL_HOLD["FRANCE"])).body
+    reply = j.mail("new@example.org", f"CONFIRM {code_for(j, 'new@example.org')}\nSIGNON Fg npw\n"
+                   + "\n".join(ALL_HOLD["FRANCE"])).body
     assert "S1901M has been processed" in reply, reply
 
 

@@ -13,11 +13,11 @@ from sqlalchemy import event, func, select
 
 from conftest import JUDGE_ADDRESS, make_mail
 from gamekit import Judge, signon, start_full_game
-from judge import pipeline
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.pipeline import Pipeline
-from judge.mail.worker import process_pending
-from judge.service import passwords
+from judge.pipeline import stages as pipeline
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.stages import Pipeline
+from judge.pipeline.worker import process_pending
+from judge.service.access import passwords
 from judge.store.models import Game, InboundMessage, OutboxMessage
 
 SENDER = "master@example.org"
@@ -113,7 +113,8 @@ def test_passwords_are_hashed_and_checked_before_the_write_lock(
     france = assigned["FRANCE"]
     reply = j.mail(france, f"{signon(j, 'FRANCE')}\nSET PASSWORD newpw\nA Par H")
     assert "Your password has been changed." in reply.body
+    assert "created" in j.mail("someone@example.org", "CREATE third pw").body
     reply = j.mail("master@example.org", "SIGNON Mwar1901 mpw\nREPLACE Germany ger@example.org"
-                   " gpw\nOBSERVE war1901 opw\nCREATE other pw")
+                   " gpw\nOBSERVE third opw\nCREATE other pw")
     assert reply.body.count("Error") == 0, reply.body
     assert in_write == []

@@ -15,12 +15,13 @@ from PIL import Image
 from sqlalchemy import select
 
 from conftest import read_maildir
-from gamekit import Judge, signon, start_full_game
-from judge.mail.sender import deliver_due
-from judge.mail.transports import MaildirTransport
+from gamekit import Judge, observe, signon, start_full_game
+from judge.mail.sending.sender import deliver_due
+from judge.mail.sending.transports import MaildirTransport
 from judge.store.models import OutboxMessage
 
 MASTER = "master@example.org"
+WATCHER = "watcher@example.org"
 
 
 def _send_all(j: Judge, maildir: Path) -> list[EmailMessage]:
@@ -100,8 +101,9 @@ def test_map_by_mail(judge_in_process: Judge, tmp_path: Path) -> None:
     j.mail(MASTER, "SIGNON Mwar1901 mpw\nPROCESS")
     j.mail(assigned["ITALY"], f"{signon(j, 'ITALY')}\nA Ven-Tyr")
 
-    # anyone: the board now, and a phase played
-    reply = j.mail("stranger@example.org", "MAP war1901\nMAP war1901 S1901M\nMAP war1901 F1903M"
+    # those who follow the game: the board now, and a phase played
+    observe(j, WATCHER, "war1901")
+    reply = j.mail(WATCHER, "MAP war1901\nMAP war1901 S1901M\nMAP war1901 F1903M"
                    "\nMAP nowhere\nMAP war1901 X1901")
     assert "The map of the board of war1901 at F1901M is attached" in reply.body
     assert "The map of war1901 in S1901M" in reply.body
@@ -109,10 +111,15 @@ def test_map_by_mail(judge_in_process: Judge, tmp_path: Path) -> None:
     assert 'no game named "nowhere"' in reply.body
     assert '"X1901" is not a phase' in reply.body
     row = next(r for r in reversed(_rows(j, "Re: [Error Flag] orders")) if r.recipients ==
-               "stranger@example.org")
+               WATCHER)
     docs = [item["document"] for item in json.loads(row.attachment or "")["maps"]]
     assert [d["phase"] for d in docs] == ["F1901M", "S1901M"]
-    assert "orders" not in docs[0]  # a stranger does not see the orders given
+    assert "orders" not in docs[0]  # an observer does not see the orders given
+    # a stranger is told where to see the map, and gets no picture
+    reply = j.mail("stranger@example.org", "MAP war1901\nMAP war1901 S1901M")
+    assert reply.body.count("no picture comes with this reply") == 2
+    assert "observe it: OBSERVE war1901 <password>" in reply.body
+    assert _rows(j, "Re: orders")[-1].attachment is None
 
     # the master sees the orders received so far; a player only the power's own
     reply = j.mail(MASTER, "SIGNON Mwar1901 mpw\nMAP war1901")
@@ -127,12 +134,12 @@ def test_map_by_mail(judge_in_process: Judge, tmp_path: Path) -> None:
     assert doc["orders"] == {"FRANCE": ["A BUR - MUN"]}
 
     # at most three pictures a reply
-    reply = j.mail("stranger@example.org", "MAP war1901\n" * 4)
+    reply = j.mail(WATCHER, "MAP war1901\n" * 4)
     assert reply.body.count("is attached") == 3
     assert "a reply carries at most 3 maps" in reply.body
 
     sent = _send_all(j, tmp_path / "mail")
-    mine = [m for m in sent if str(m["To"]) == "stranger@example.org"
+    mine = [m for m in sent if str(m["To"]) == WATCHER
             and "MAP war1901 S1901M" in (m.get_body(("plain",)) or m).get_content()]
     assert len(mine) == 1
     assert [p.get_filename() for p in mine[0].iter_attachments()] == [
@@ -143,13 +150,14 @@ def test_a_picture_that_cannot_be_drawn_does_not_hold_the_mail_back(
         judge_in_process: Judge, tmp_path: Path) -> None:
     j = judge_in_process
     start_full_game(j)
-    j.mail("stranger@example.org", "MAP war1901")
+    j.mail(MASTER, "MAP war1901")
     with j.store.transaction() as s:
         row = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id.desc())).first()
         assert row is not None and row.attachment
         row.attachment = json.dumps({"maps": [{"name": "x.png", "document": {"phase": "?"}}]})
     sent = _send_all(j, tmp_path / "mail")
-    last = [m for m in sent if str(m["To"]) == "stranger@example.org"]
+    last = [m for m in sent if str(m["To"]) == MASTER
+            and "> MAP war1901" in (m.get_body(("plain",)) or m).get_content()]
     assert len(last) == 1 and not last[0].is_multipart()
     assert "is attached" in email.message_from_bytes(
         last[0].as_bytes(), policy=policy.default).get_content()  # type: ignore[attr-defined]

@@ -1,6 +1,7 @@
 """Map pictures by SMTP against a running ``judge serve``: the results of a phase reach every
 player with the map attached (text first), except the player who sent SET MAP OFF; MAP by
-mail answers with the picture.  Mail is read from the judge's Maildir."""
+mail answers with the picture (to those who follow the game).  Mail is read from the judge's
+Maildir."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from email.message import EmailMessage
 from PIL import Image
 
 from conftest import RunningJudge, header_of, make_mail, polls
-from smtpkit import exchange, text, wait_assignments, wait_audience
+from smtpkit import exchange, observe, text, wait_assignments, wait_audience
 
 MASTER = "gm@example.org"
 G = "maps1901"
@@ -47,12 +48,18 @@ def test_results_and_map_by_smtp(judge: RunningJudge) -> None:
         assert len(pictures) == 1 and len(pictures[0]) <= 200_000
         assert Image.open(io.BytesIO(pictures[0])).format == "PNG"
 
-    # MAP by mail, to anyone
+    # MAP by mail, to an observer; a stranger is told where the map is
+    observe(judge, "curious@example.org", G)
     msg = make_mail(f"MAP {G} S1901M", sender="curious@example.org")
     judge.send(msg, mail_from="curious@example.org")
     reply = _wait_reply(judge, msg)
     assert f"The map of {G} in S1901M" in text(reply)
     assert len(_pictures(reply)) == 1
+    msg = make_mail(f"MAP {G} S1901M", sender="stranger@example.org")
+    judge.send(msg, mail_from="stranger@example.org")
+    reply = _wait_reply(judge, msg)
+    assert "no picture comes with this reply" in text(reply)
+    assert _pictures(reply) == [] and not reply.is_multipart()
 
 
 def _wait_reply(judge: RunningJudge, msg: EmailMessage, timeout: float = 20) -> EmailMessage:

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from conftest import run_cli
-from gamekit import Judge, player
+from gamekit import Judge, code_in, player
 from judge.commands import execute  # noqa: F401  (registers every command)
 from judge.commands import registry
 from judge.commands.parse import MASK, read_items
@@ -135,8 +135,9 @@ def test_only_the_password_given_is_masked_not_the_same_word_elsewhere(
     j.mail(MASTER, f"CREATE g {secret(1)}")
     observer = "observer@example.org"
     # an observer whose password is a word of the answer reads the answer whole
-    reply = without(j, observer, "OBSERVE g results")
-    assert "> OBSERVE g ****\nYou now observe g: you will get its results." in reply
+    reply = without(j, observer, "OBSERVE g mail")
+    assert "> OBSERVE g ****\nYou have asked to observe g. To get its mail, answer" in reply
+    j.mail(observer, f"CONFIRM {code_in(reply)}")  # its own address: every try is checked
     for password in ("wrong", "password", "Og"):
         reply = j.mail(observer, f"SIGNON Og {password}").body
         assert "> SIGNON Og ****\nError: wrong password for Og." in reply, reply

@@ -11,9 +11,9 @@ from email import policy
 import pytest
 from sqlalchemy import select
 
-from gamekit import POWERS, Judge, Sent, signon, start_full_game
+from gamekit import POWERS, Judge, Sent, observe, signon, start_full_game
 from judge.core.errors import InputError
-from judge.service.phases import position_of
+from judge.service.processing import position_of
 from judge.store.models import Game, OutboxMessage, Press
 
 MASTER = "master@example.org"
@@ -45,7 +45,7 @@ def recipients(j: Judge) -> list[str]:
 
 def game_with_observer(j: Judge, rules: str = "") -> dict[str, str]:
     a = start_full_game(j, G, f"RULES {rules}" if rules else "")
-    assert "You now observe" in j.mail(OBSERVER, f"OBSERVE {G} opw").body
+    assert "You have asked to observe" in observe(j, OBSERVER, G).body
     return a
 
 
@@ -339,7 +339,7 @@ def test_no_press_while_the_game_forms_or_once_it_is_over(judge_in_process: Judg
                    "ENDPRESS")
     assert reply.body.count("Error: war1901 has not started yet: press is sent once the game "
                             "runs.") == 2
-    j.mail(OBSERVER, f"OBSERVE {G} opw")
+    observe(j, OBSERVER, G)
     reply = j.mail(OBSERVER, f"{O}\nPRESS TO M\nx\nENDPRESS")
     assert "Error: war1901 has not started yet" in reply.body
     for i in range(7):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 from conftest import RunningJudge, polls
-from smtpkit import audience, exchange, text, wait_audience, wait_broadcast
+from smtpkit import audience, exchange, observe, text, wait_audience, wait_broadcast
 
 MASTER = "gm@example.org"
 OBSERVER = "watcher@example.org"
@@ -29,7 +29,7 @@ def test_press_by_smtp(judge: RunningJudge) -> None:
         if len(who) == 7:
             break
     assert len(who) == 7
-    assert "You now observe" in exchange(judge, OBSERVER, f"OBSERVE {G} opw")
+    assert "You have asked to observe" in observe(judge, OBSERVER, G)
 
     def mail(power: str, body: str) -> str:
         address, pw = who[power]

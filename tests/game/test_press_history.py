@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gamekit import Judge, signon, start_full_game
+from gamekit import Judge, observe, signon, start_full_game
 
 MASTER = "master@example.org"
 OBSERVER = "watcher@example.org"
@@ -31,7 +31,7 @@ ALL = [FRANCE_TO_ENGLAND, GREY_TO_ENGLAND, FRANCE_BROADCAST, ENGLAND_TO_MASTER,
 def played_with_press(j: Judge) -> dict[str, str]:
     """Press of every kind in S1901M, the phase processed, then a grey broadcast in F1901M."""
     a = start_full_game(j)
-    j.mail(OBSERVER, f"OBSERVE {G} opw")
+    observe(j, OBSERVER, G)
 
     def press(address: str, sign: str, first: str, text: str) -> None:
         reply = j.mail(address, f"{sign}\n{first}\n{text}\nENDPRESS")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from gamekit import Judge, player
-from judge.service.passwords import check_password
+from gamekit import Judge, observe, player
+from judge.service.access.passwords import check_password
 from judge.store.models import Game, Seat
 
 MASTER = "master@example.org"
@@ -58,8 +58,9 @@ def test_a_private_game_is_hidden_from_strangers(judge_in_process: Judge) -> Non
     assert "No phase of g has been processed yet." in \
         j.mail(STRANGER, "HISTORY g PRIVACY hush").body
     assert "Summary of g (forming)" in j.mail(STRANGER, "SUMMARY g PRIVACY hush").body
-    assert "The map of the board of g" in j.mail(STRANGER, "MAP g PRIVACY hush").body
-    assert "You now observe g" in j.mail(STRANGER, "OBSERVE g opw PRIVACY hush").body
+    # (no picture for a stranger: judge.commands.handlers.map_pictures)
+    assert "no picture comes with this reply" in j.mail(STRANGER, "MAP g PRIVACY hush").body
+    assert "You have asked to observe g" in observe(j, STRANGER, "g", extra="PRIVACY hush").body
     assert "You have joined g" in j.mail(player(0), "JOIN g pw0 France PRIVACY hush").body
     assert "You have joined g" in j.mail(player(1), "SIGNON ?g pw1 PRIVACY hush").body
     assert seats(j, "power") == [player(0), player(1)]
@@ -106,7 +107,7 @@ def test_solitaire_assigns_a_privacy_password_and_tells_the_master(judge_in_proc
     assert check_password(privacy, game_row(j).privacy_hash)
     assert "\ng " not in j.mail(STRANGER, "LIST").body
     assert REFUSED in j.mail(STRANGER, "OBSERVE g opw").body
-    assert "You now observe g" in j.mail(STRANGER, f"OBSERVE g opw PRIVACY {privacy}").body
+    assert "You have asked to observe g" in j.mail(STRANGER, f"OBSERVE g opw PRIVACY {privacy}").body
     # a privacy password the master gives is kept; SET RULES SOLITAIRE assigns one too
     reply = j.mail(MASTER, "CREATE h mpw PRIVACY mine RULES SOLITAIRE").body
     assert "the judge has given" not in reply

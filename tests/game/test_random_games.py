@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from judge.core import PhaseResult, Position, adjudicate, load_map
 from judge.core.adjudicator.adjustments import adjustments_needed
-from judge.core.results import OK
+from judge.core.order_results import OK
 from judge.service.positions import load_position
 from judge.store.models import Game, InboundMessage, PhaseSnapshot
 

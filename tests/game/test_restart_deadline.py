@@ -9,8 +9,8 @@ from typing import Callable
 from sqlalchemy import func, select
 
 from conftest import RunningJudge
-from judge.utc import utcnow
-from judge.service import clock
+from judge.basics.utc import utcnow
+from judge.service.clock import game_clock as clock
 from judge.store.db import Store
 from judge.store.models import Game, PhaseSnapshot
 from smtpkit import exchange, one_copy_each, wait_broadcast

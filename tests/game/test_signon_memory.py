@@ -1,6 +1,6 @@
 """A SIGNON whose password was checked a moment ago skips the slow hash, yet a wrong password
 is still refused after a right one was remembered, and a changed password is the only one
-that works at once (judge.service.passwords)."""
+that works at once (judge.service.access.passwords)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 from gamekit import Judge, start_full_game
-from judge.service import passwords
+from judge.service.access import passwords
 from judge.store.db import Store
 
 

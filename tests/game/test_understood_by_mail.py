@@ -79,7 +79,8 @@ def test_the_echo_shows_the_unit_and_coast_the_judge_filled_in(judge_in_process:
     assert "> Mos-Stp\nAccepted: A MOS - STP\n" in body
     assert "> War S Mos-Ukr\nAccepted: A WAR S A MOS - UKR\n" in body
     # the wrong coast for the fleet: the judge orders the fleet that is there, and says so
-    assert "> F StP/NC-Bot\nAccepted: F STP/SC - BOT\n" in body
+    # (the same order as the first line's)
+    assert "> F StP/NC-Bot\nAccepted: F STP/SC - BOT (unchanged: your order already)\n" in body
     assert "  F STP/SC - BOT\n" in body.split("Orders of Russia in war1901 for S1901M:")[1]
     # a fleet move whose coast only one can be: France's fleet in Brest to Gascony first
     orders(j, assigned, "FRANCE", "F Bre-Gas")

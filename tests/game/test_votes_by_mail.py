@@ -9,7 +9,7 @@ import json
 
 from sqlalchemy import select
 
-from gamekit import Judge, signon, start_full_game
+from gamekit import Judge, observe, signon, start_full_game
 from judge.store.models import DrawVote, GameResult
 
 MASTER = "master@example.org"
@@ -144,7 +144,7 @@ def test_concession_and_its_record(judge_in_process: Judge) -> None:
 def test_only_survivors_players_vote(judge_in_process: Judge) -> None:
     j = judge_in_process
     a = three_survivors(j)
-    j.mail("watcher@example.org", f"OBSERVE {G} opw")
+    observe(j, "watcher@example.org", G)
     reply = j.mail("watcher@example.org", f"SIGNON O{G} opw\nSET DRAW")
     assert ("Error: only the surviving powers vote on draws and concessions; an observer of "
             "war1901 cannot send SET DRAW.") in reply.body

@@ -132,3 +132,54 @@ def test_screenshots_for_a_desk_and_a_phone(played: Web, browser: Chromium,
         keep(shot)
     page = dom(browser, f"{played.base}/")
     assert 'name="viewport" content="width=device-width, initial-scale=1"' in page
+
+
+PHONE = (390, 844)
+
+
+def test_on_a_phone_the_list_fits_the_screen_and_the_map_opens_at_full_size(
+        played: Web, browser: Chromium, tmp_path: Path) -> None:
+    """At 390 px the list once hid three columns beyond the right edge, with no sign that it
+    scrolled, and the map was too small to read and no link: now each game is a card of
+    labelled lines, and the map is a link to the picture at its full size."""
+    from judge.service.games import create_game
+    from judge.basics.utc import utcnow
+    j = played.judge
+    with j.store.transaction() as s:
+        create_game(s, "longergamename", "pw", MASTER, utcnow())
+    page = browser.open(f"{played.base}/", *PHONE)
+    try:
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE[0], width
+        # every game's name, state, phase, deadline, seats and press can be seen on screen
+        cells = page.evaluate(
+            "Array.from(document.querySelectorAll('table.games td')).filter(td => "
+            "td.offsetParent !== null).map(td => [td.innerText, "
+            "td.getBoundingClientRect().right])")
+        assert all(right <= PHONE[0] for _, right in cells), cells
+        texts = [text for text, _ in cells]
+        assert G in texts and "private and public; grey" in texts, texts
+        assert any(re.fullmatch(r"\w+day \d+ \w+ \d{4}, \d\d:\d\d UTC", t) for t in texts)
+        # each line says what it is
+        label = page.evaluate("getComputedStyle(document.querySelector("
+                              "'td[data-label=Deadline]'), '::before').content")
+        assert label == '"Deadline"', label
+        keep(page.screenshot(tmp_path / "phone-list.png"))
+    finally:
+        page.close()
+    page = browser.open(f"{played.base}/games/{G}", *PHONE)
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+        link = page.evaluate("document.querySelector('figure.map img').parentElement"
+                             ".getAttribute('href')")
+        assert link == f"/games/{G}/map.png"
+        keep(page.screenshot(tmp_path / "phone-game.png"))
+    finally:
+        page.close()
+    played.served.clear()
+    page = browser.open(f"{played.base}{link}", *PHONE)
+    try:
+        # the picture itself, at its full size (wider than the phone: the reader zooms)
+        assert page.evaluate("document.images[0].naturalWidth") > PHONE[0]
+    finally:
+        page.close()

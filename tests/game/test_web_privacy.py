@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from gamekit import observe
 from webkit import G, MASTER, Web, game_played_by_mail, signon
 
 PUBLIC_PATHS = ("/", f"/games/{G}", f"/games/{G}/phases/S1901M", "/api/v1/games",
@@ -19,7 +20,7 @@ def everything(web: Web) -> dict[str, bytes]:
 def test_no_address_is_ever_shown(web: Web) -> None:
     j = web.judge
     assigned = game_played_by_mail(j)
-    j.mail("watcher@example.org", f"OBSERVE {G} opw")
+    observe(j, "watcher@example.org", G)
     addresses = [*assigned.values(), MASTER, "watcher@example.org"]
     for path in PUBLIC_PATHS:
         text = web.get(path).text
@@ -137,7 +138,7 @@ def test_a_new_privacy_password_voids_every_pass(web: Web) -> None:
 
 
 def test_wrong_guesses_are_limited_as_by_mail(web: Web) -> None:
-    from judge.service.privacy import PER_SENDER
+    from judge.service.access.privacy import PER_SENDER
     j = web.judge
     private_game(j)
     for _ in range(PER_SENDER):

@@ -1,6 +1,6 @@
-"""The daemon's processes: the back office (worker, scheduler) is started with the daemon,
+"""The daemon's processes: the worker process (worker, scheduler) is started with the daemon,
 started again when it ends, stopped with it, and dies with it when it is killed; so is the
-sender, the back office's child; the daemon and the back office take turns at SQLite's write
+sender, the worker process's child; the daemon and the worker process take turns at SQLite's write
 lock."""
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ from typing import Callable
 import pytest
 
 from conftest import RunningJudge, make_mail, process_gone as gone, polls
-from judge.config import Config, JudgeSection
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
-from judge.mail.worker import claim_batch, process_batch
-from judge.pipeline import Pipeline
+from judge.basics.config import Config, JudgeSection
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
+from judge.pipeline.worker import claim_batch, process_batch
+from judge.pipeline.stages import Pipeline
 from judge.store.db import Store
 from judge.store.models import InboundMessage
 from judge.store.turns import MAX_WAIT, WriteTurns
 
-# Much of this module's time is spent waiting (back offices ending and starting again): it runs first
+# Much of this module's time is spent waiting (worker processs ending and starting again): it runs first
 # (tests/conftest.py).
 pytestmark = pytest.mark.waits_long
 
 def started_pids(judge: RunningJudge, what: str, count: int = 1,
                  timeout: float = 20) -> list[int]:
-    """The pids of the ``what`` processes (back office, sender) started, once there are
+    """The pids of the ``what`` processes (worker process, sender) started, once there are
     ``count``, as the log says."""
     started = re.compile(re.escape(what) + r" started \(pid (\d+)\)")
     for _ in polls(timeout):
@@ -40,8 +40,8 @@ def started_pids(judge: RunningJudge, what: str, count: int = 1,
     raise AssertionError(f"{count} {what} start(s) not logged:\n{judge.log()}")
 
 
-def back_office_pids(judge: RunningJudge, count: int = 1) -> list[int]:
-    return started_pids(judge, "back office", count)
+def worker_process_pids(judge: RunningJudge, count: int = 1) -> list[int]:
+    return started_pids(judge, "worker process", count)
 
 
 def sender_pids(judge: RunningJudge, count: int = 1) -> list[int]:
@@ -63,10 +63,10 @@ def niceness(pid: int) -> int:
     return os.getpriority(os.PRIO_PROCESS, pid)
 
 
-def test_the_back_office_is_a_process_of_its_own_at_a_lower_priority(
+def test_the_worker_process_is_a_process_of_its_own_at_a_lower_priority(
         judge_factory: Callable[..., RunningJudge]) -> None:
     judge = judge_factory(JUDGE_WORKER_NICENESS="19")  # the default (the tests run with 1)
-    pid, = back_office_pids(judge)
+    pid, = worker_process_pids(judge)
     assert judge.proc is not None and pid != judge.proc.pid
     assert parent_of(pid) == judge.proc.pid
     sender, = sender_pids(judge)
@@ -79,23 +79,23 @@ def test_the_back_office_is_a_process_of_its_own_at_a_lower_priority(
     judge.wait_replies(1)
 
 
-def test_a_back_office_that_ends_is_started_again_and_mail_is_answered(
+def test_a_worker_process_that_ends_is_started_again_and_mail_is_answered(
         judge: RunningJudge) -> None:
-    first, = back_office_pids(judge)
+    first, = worker_process_pids(judge)
     os.kill(first, signal.SIGKILL)
     wait_gone(first)
-    _, second = back_office_pids(judge, 2)
+    _, second = worker_process_pids(judge, 2)
     assert second != first
     assert "ended with exit code -9; starting it again" in judge.log()
-    assert judge.log().count("back office started") == 2
+    assert judge.log().count("worker process started") == 2
     judge.send(make_mail("VERSION"))
     judge.wait_replies(1)
     assert judge.stop() == 0
     wait_gone(second)
 
 
-def test_the_back_office_stops_with_the_daemon(judge: RunningJudge) -> None:
-    pid, = back_office_pids(judge)
+def test_the_worker_process_stops_with_the_daemon(judge: RunningJudge) -> None:
+    pid, = worker_process_pids(judge)
     judge.send(make_mail("VERSION"))
     judge.wait_replies(1)
     assert judge.stop(signal.SIGTERM) == 0
@@ -106,25 +106,25 @@ def test_the_back_office_stops_with_the_daemon(judge: RunningJudge) -> None:
 def test_signalled_together_as_systemd_does_they_stop_without_a_restart(
         judge: RunningJudge) -> None:
     """systemd's stop signals every process of the service at once."""
-    pid, = back_office_pids(judge)
-    judge.wait_log("back office running")
+    pid, = worker_process_pids(judge)
+    judge.wait_log("worker process running")
     os.kill(pid, signal.SIGTERM)
     assert judge.stop(signal.SIGTERM) == 0
     wait_gone(pid)
     assert "starting it again" not in judge.log()
-    assert judge.log().count("back office started") == 1
+    assert judge.log().count("worker process started") == 1
 
 
-def test_the_back_office_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
-    pid, = back_office_pids(judge)
+def test_the_worker_process_dies_with_a_killed_daemon(judge: RunningJudge) -> None:
+    pid, = worker_process_pids(judge)
     judge.stop(signal.SIGKILL)
     wait_gone(pid)
 
 
-def test_the_sender_is_the_back_offices_child_at_its_priority(judge: RunningJudge) -> None:
-    back_office, = back_office_pids(judge)
+def test_the_sender_is_the_worker_processs_child_at_its_priority(judge: RunningJudge) -> None:
+    worker_process, = worker_process_pids(judge)
     sender, = sender_pids(judge)
-    assert parent_of(sender) == back_office
+    assert parent_of(sender) == worker_process
     assert judge.proc is not None
     assert os.getpriority(os.PRIO_PROCESS, sender) > os.getpriority(os.PRIO_PROCESS,
                                                                     judge.proc.pid)
@@ -137,7 +137,7 @@ def test_a_sender_that_ends_is_started_again_and_mail_is_answered(judge: Running
     os.kill(first, signal.SIGKILL)
     wait_gone(first)
     _, second = sender_pids(judge, 2)
-    assert parent_of(second) == back_office_pids(judge)[0]
+    assert parent_of(second) == worker_process_pids(judge)[0]
     assert "the sender ended (exit code -9); starting it again" in judge.log()
     judge.send(make_mail("VERSION"))
     judge.wait_replies(1)
@@ -145,11 +145,11 @@ def test_a_sender_that_ends_is_started_again_and_mail_is_answered(judge: Running
     wait_gone(second)
 
 
-def test_the_sender_dies_with_a_killed_back_office_and_comes_back_with_the_next(
+def test_the_sender_dies_with_a_killed_worker_process_and_comes_back_with_the_next(
         judge: RunningJudge) -> None:
-    back_office, = back_office_pids(judge)
+    worker_process, = worker_process_pids(judge)
     sender, = sender_pids(judge)
-    os.kill(back_office, signal.SIGKILL)
+    os.kill(worker_process, signal.SIGKILL)
     wait_gone(sender)
     _, again = sender_pids(judge, 2)
     judge.send(make_mail("VERSION"))

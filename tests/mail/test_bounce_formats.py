@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.mail.bounces import parse, read_bounce
+from judge.mail.reading.bounces import parse, read_bounce
 
 SAMPLES = Path(__file__).resolve().parent / "bounces"
 

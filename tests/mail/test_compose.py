@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from conftest import body_of
 from judge.commands.context import Answer
-from judge.config import Config, JudgeSection
-from judge.mail.compose import Composer, composed
+from judge.basics.config import Config, JudgeSection
+from judge.mail.writing.compose import Composer, composed
 
 NOW = datetime(2026, 11, 28, 23, 30, 5, tzinfo=timezone.utc)
 
@@ -271,7 +271,7 @@ def test_a_reply_written_directly_is_the_mail_the_email_package_writes(
     args = dict(original_subject=subject, original_id=original_id, references=references,
                 body=body, now=when, game=game, phase="S1901M" if game else None, error=error)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("judge.mail.compose.make_msgid", same_ids)
+        patch.setattr("judge.mail.writing.compose.make_msgid", same_ids)
         direct = composer.reply_mail(to=to, **args)  # type: ignore[arg-type]
         ids = iter(range(10**6))
         reference = composed(composer.reply(to=[to], **args))  # type: ignore[arg-type]

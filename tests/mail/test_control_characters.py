@@ -10,10 +10,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from conftest import body_of
-from judge.config import Config, JudgeSection
+from judge.basics.config import Config, JudgeSection
 from judge.mail.clean import clean, clean_line, has_control
-from judge.mail.compose import Composer
-from judge.mail.reading import read_message
+from judge.mail.writing.compose import Composer
+from judge.mail.reading.message import read_message
 
 # Bytes no mail the judge sends may carry outside line ends (CR LF) and tabs.
 RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n")

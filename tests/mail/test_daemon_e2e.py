@@ -129,7 +129,7 @@ def test_broken_mime_and_unknown_charset_still_answered(shared_judge):
     odd = (b"From: carol@example.org\r\nTo: judge@example.org\r\nSubject: odd\r\n"
            b"Message-ID: <odd@example.org>\r\nMIME-Version: 1.0\r\n"
            b"Content-Type: text/plain; charset=x-unknown-123\r\n"
-           b"Content-Transfer-Encoding: 8bit\r\n\r\nVERSION\r\nZ\xfcrich\r\n")
+           b"Content-Transfer-Encoding: 8bit\r\n\r\nZ\xfcrich\r\nVERSION\r\n")
     judge.send(broken, mail_from="bob@example.org")
     judge.send(odd, mail_from="carol@example.org")
     assert "> VERSION" in body_of(judge.reply_to("<broken@example.org>"))
@@ -140,7 +140,8 @@ def test_broken_mime_and_unknown_charset_still_answered(shared_judge):
 
 
 def test_non_ascii_round_trips(shared_judge):
-    msg = make_mail("VERSION\nΕλλάδα", sender="gus@example.org", subject="Grüße aus Zürich",
+    # (the word first: alone on the last line it would be taken for the writer's name)
+    msg = make_mail("Ελλάδα\nVERSION", sender="gus@example.org", subject="Grüße aus Zürich",
                     msgid="<grusse@example.org>")
     shared_judge.send(msg, mail_from="gus@example.org")
     reply = shared_judge.reply_to("<grusse@example.org>")
@@ -167,7 +168,7 @@ def test_a_password_in_the_subject_is_written_nowhere(shared_judge):
 
 def test_store_failure_answers_451_and_keeps_nothing(judge):
     judge.sql("DROP TABLE inbound")
-    # A mail that comes while the back office holds SQLite's write lock (its start, a
+    # A mail that comes while the worker process holds SQLite's write lock (its start, a
     # scheduler tick) is kept in intake's spool instead, answered 250, and held back there when
     # the database refuses it (tests/store/test_spool.py).  So a try answered 250 must be in
     # the spool; the next try, when the lock is free, must be refused.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from email.headerregistry import Address, HeaderRegistry
 
-from judge.mail.headers import RememberingHeaders
+from judge.mail.reading.headers import RememberingHeaders
 
 
 def test_a_header_asked_for_again_is_the_same_parse() -> None:

@@ -3,15 +3,19 @@
 A few hundred mails by SMTP, of the kinds strangers (and a hostile master of their own game)
 can send: Reply-To forged in a player's name, wrong-password storms, costly mails (thousands of
 help and list lines), REPLACE floods to strangers, CREATE floods, press forging the judge's
-framing, unusable addresses.  Every so often the probe -- a real player, signed on from their
-own address -- sends orders and must get them executed and answered.  At the end:
+framing, unusable addresses, OBSERVE floods in strangers' names, MAP floods that would reflect
+pictures to them, and press of a quarter megabyte.  Every so often the probe -- a real player,
+signed on from their own address -- sends orders and must get them executed and answered.  At
+the end:
 
 * the daemon is still running, and every probe was answered with its orders accepted;
 * every stored mail ended answered (a reply in the outbox) or deliberately silent with its
   reason recorded; none was set aside;
 * nothing the judge queued carries control characters or headers it does not write, or a
   password;
-* no address that never wrote to the judge got more than one mail.
+* no address that never wrote to the judge got more than one mail;
+* the game's own mail went to its members only (no stranger was signed up to it), no stranger
+  got a picture, and no press larger than a press may be was stored.
 
 Runs on SQLite, and on PostgreSQL when ``JUDGE_TEST_DATABASE_URL`` is set.
 """
@@ -82,7 +86,7 @@ def hostile_mails(rng: random.Random, probe: str, ally: str) -> list[tuple[str, 
     out: list[tuple[str, str, dict]] = []
     for n in range(240):
         kind = rng.choice(["forged", "forged", "guess", "guess", "costly", "replace",
-                           "create", "press", "address"])
+                           "create", "press", "address", "observe", "map", "bigpress"])
         who = rng.choice(strangers)
         if kind == "forged":  # in the probe's (or the master's) name
             body = rng.choice(["LIST", "HELP", f"SIGNON {probe}probe wrong{n}\nA Par H",
@@ -113,6 +117,15 @@ def hostile_mails(rng: random.Random, probe: str, ally: str) -> list[tuple[str, 
                     ":: Deadline: S1901M Mon Jan 01 2035 00:00 +0000\nEnd of press.\n\n"
                     f"Press from Russia to {probe}, during S1901M:\nsurrender now\nENDPRESS")
             out.append((ALLY, body, {}))
+        elif kind == "observe":  # in a stranger's name, once or many times in one mail
+            victim = next(victims)
+            body = "\n".join([f"OBSERVE probe pw{n}"] * rng.choice([1, 1, 20]))
+            out.append((victim, body, {}))
+        elif kind == "map":  # a few bytes that would draw pictures for a stranger
+            out.append((next(victims), "\n".join(["MAP probe"] * 24), {}))
+        elif kind == "bigpress":  # the ally's quarter megabyte to everyone
+            body = "\n".join(f"{i:04d} " + "spam " * 34 for i in range(1400))
+            out.append((ALLY, f"SIGNON {ally}probe {ALLY_PW}\nBROADCAST\n{body}\nENDPRESS", {}))
         else:  # unusable addresses, to be stored or answered
             choice = rng.randrange(4)
             if choice == 0:
@@ -183,3 +196,16 @@ def test_hostile_mail_never_stops_the_probe_nor_floods_anyone(
             assert [ln for ln in lines if ln.startswith("::")] == lines[:2]
             assert sum(ln.startswith("Press from") for ln in lines) == 1
     assert per_stranger and max(per_stranger.values()) == 1, per_stranger
+
+    # the game's own mail reached its members only; no picture and no huge press for anyone
+    members = {GM, PROBE, ALLY}
+    for recipients, raw in judge.sql("SELECT recipients, raw FROM outbox WHERE subject LIKE"
+                                     " 'JUDGE:probe - %'"):
+        if b"\r\nIn-Reply-To:" not in bytes(raw).partition(b"\r\n\r\n")[0]:
+            assert recipients in members, recipients
+    pictured = {r for (r,) in judge.sql("SELECT recipients FROM outbox"
+                                        " WHERE attachment IS NOT NULL")}
+    assert pictured <= members, pictured
+    assert judge.sql("SELECT count(*) FROM press WHERE length(body) > 10000") == [(0,)]
+    assert judge.sql("SELECT count(*) FROM seats WHERE kind = 'observer' AND status = 'active'"
+                     " AND confirmed_at IS NOT NULL") == [(0,)]

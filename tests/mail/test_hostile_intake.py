@@ -5,7 +5,9 @@ mailed every so often that must be answered throughout.
 The kinds: NUL and other control bytes anywhere, header injection through encoded words,
 huge header blocks, long (folded) Message-IDs, many recipients, duplicates, mail without
 Message-ID, 8-bit garbage, broken MIME, robots, bad envelopes, garbage commands, sessions cut
-off in the middle of DATA, oversize mail, idle sockets and bursts of connections.
+off in the middle of DATA, oversize mail, idle sockets and bursts of connections, and mail
+whose shape made reading it dear (nested HTML, a From: of thousands of addresses, deep MIME:
+hostile_shapes.py).
 
 At the end: the daemon never died; every accepted message is stored once and ends answered
 (``done`` with a reply) or deliberately silent (``ignored`` with its reason); none is set aside
@@ -31,6 +33,7 @@ from typing import Callable
 import pytest
 
 from conftest import RunningJudge, body_of, make_mail
+from hostile_shapes import deep_mime, many_from, nested_html
 from judge.mail.clean import has_control
 
 # Much of this module's time is spent waiting (stalled sessions): it runs first
@@ -219,13 +222,24 @@ class Hostile:
     def long_line(self) -> Session:
         return self.mail("long line", body="VERSION\n" + "y" * self.r.randint(1001, 5000))
 
+    def awkward_shape(self) -> Session:
+        sender, message_id = self.sender(), self.msgid()
+        kind, data = self.r.choice([
+            ("nested html", lambda: nested_html(sender, message_id)),
+            ("many from", lambda: many_from(sender, message_id)),
+            ("deep mime", lambda: deep_mime(sender, message_id)),
+            ("deep robot mime", lambda: deep_mime(sender, message_id,
+                                                  headers=(("Precedence", "bulk"),)))])
+        return Session(kind, mail_from=sender, data=data(), message_id=message_id)
+
     def next(self) -> Session:
         kinds: list[tuple[Callable[[], Session], int]] = [
             (self.plain, 6), (self.control_bytes, 8), (self.header_injection, 4),
             (self.huge_header, 3), (self.long_message_id, 3), (self.many_rcpts, 3),
             (self.duplicate, 3), (self.no_message_id, 2), (self.eight_bit, 3),
             (self.broken_mime, 5), (self.robot, 2), (self.bad_envelope, 3), (self.garbage, 2),
-            (self.cut_off, 1), (self.oversize, 1), (self.long_line, 1)]
+            (self.cut_off, 1), (self.oversize, 1), (self.long_line, 1),
+            (self.awkward_shape, 2)]
         make = self.r.choices([k for k, _ in kinds], weights=[w for _, w in kinds])[0]
         session = make()
         self.sent.append(session)

@@ -38,7 +38,7 @@ def account_env(tmp: Path, db_url: str, dovecot: PrivateDovecot, user: str, pass
 
 @pytest.fixture
 def start_judge(tmp_path: Path) -> Iterator[Callable[..., RunningJudge]]:
-    """Starts ``judge serve`` processes that listen on no port: each is up once its back office
+    """Starts ``judge serve`` processes that listen on no port: each is up once its worker process
     runs and it reads the mailbox."""
     started: list[RunningJudge] = []
 
@@ -49,7 +49,7 @@ def start_judge(tmp_path: Path) -> Iterator[Callable[..., RunningJudge]]:
         for _ in polls(20):
             log = running.log()
             assert running.proc.poll() is None, log
-            if "reading the mailbox" in log and "back office running" in log:
+            if "reading the mailbox" in log and "worker process running" in log:
                 return running
         raise AssertionError(f"judge serve did not start:\n{running.log()}")
 
@@ -176,7 +176,7 @@ def test_a_daemon_killed_while_it_takes_the_mailbox_loses_and_doubles_nothing(
     Dovecot: after the judge fetched mail and before it stored it, and after it stored mail and
     before the server removed it; then a judge that runs to the end."""
     user, password = new_account(dovecot)
-    count = 30  # two batches (judge.mail.mailbox.BATCH)
+    count = 30  # two batches (judge.mail.intake.mailbox.BATCH)
     for n in range(count):
         msg = make_mail(f"VERSION\nmarker {n}\n", sender=f"k{n}@players.test")
         if n % 3 == 0:  # a third without Message-ID: known again by UIDVALIDITY and UID

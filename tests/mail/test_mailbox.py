@@ -10,9 +10,9 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import make_mail, polls, run_sql
-from judge.config import Config, load_config
-from judge.mail import mailbox
-from judge.mail.mailbox import MailboxReader
+from judge.basics.config import Config, load_config
+from judge.mail.intake import mailbox
+from judge.mail.intake.mailbox import MailboxReader
 from mailservers import NEEDS_DOVECOT, PrivateDovecot, new_account
 
 pytestmark = [NEEDS_DOVECOT]

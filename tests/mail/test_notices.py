@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.mail.compose import make_environment
-from judge.mail.game_mail import notice_title
+from judge.mail.writing.compose import make_environment
+from judge.mail.writing.game_mail import notice_title
 from judge.service.events import GameNotice
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -18,7 +18,7 @@ NOTICES = ROOT / "templates" / "game" / "notices"
 
 def _kinds_used_by_the_service() -> set[str]:
     kinds = set()
-    for path in (ROOT / "judge" / "service").glob("*.py"):
+    for path in (ROOT / "judge" / "service").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "notice":
                 kind = node.args[2]

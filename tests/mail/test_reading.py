@@ -1,17 +1,19 @@
-"""Tests for judge.mail.reading: what the judge reads from received mail."""
+"""Tests for judge.mail.reading.message: what the judge reads from received mail."""
 
 from __future__ import annotations
 
 import base64
 import sys
+from dataclasses import replace
 from email.message import EmailMessage
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.mail.body_lines import read_body
-from judge.mail.reading import ReadMail, body_lines, read_message
+from judge.basics.config import LimitsSection
+from judge.mail.reading.body_lines import read_body
+from judge.mail.reading.message import ReadMail, body_lines, read_message
 
 JUDGE = "judge@example.net"
 PLAYER = "player@example.org"
@@ -290,6 +292,55 @@ def test_quoted_original_stops_reading(marker: str) -> None:
     assert body_lines(f"A Par-Bur\n{marker}\nA Mar-Spa\n") == ["A Par-Bur"]
 
 
+@pytest.mark.parametrize("line", [
+    "From Paris to Burgundy:", "To: Germany, I support you", "Subject: my orders",
+    "--- Spring 1901 orders ---", "Von Kiel nach Holland", "On Monday I attack:",
+    "A: Par-Bur", "De Paris: A Par-Bur", "France writes: A Par-Bur", "Date: 1901",
+    "_" * 40,
+])
+def test_a_players_own_lines_do_not_end_the_reading(line: str) -> None:
+    """Only what mail programs write above an original ends the reading: a line of the
+    player's with a colon, a dashed heading, one header-like line alone are read."""
+    lines = ["A Par-Bur", line, "A Mar-Spa"]
+    assert read_body("\n".join(lines)) == (lines, 0, "")
+
+
+def test_what_ends_the_reading_is_named_and_counted() -> None:
+    text = "A Par-Bur\nVon: Judge\nGesendet: Montag\n\nGermany: Army Ruhr.\n> x\n"
+    assert read_body(text) == (["A Par-Bur"], 4, "Von: Judge")
+    # a phone's signature ends it as "-- " does: nothing after it is counted or read
+    assert read_body("A Par-Bur\nSent from my iPhone\n\nOn Mon, X wrote:\n> x") == \
+        (["A Par-Bur"], 0, "")
+
+
+def test_a_line_longer_than_mail_programs_write_is_not_taken_for_their_header() -> None:
+    """No pattern goes over a huge line: beyond the length of the lines mail programs write
+    above an original, a line is the writer's."""
+    huge = "On Mon, " + "x" * 500 + " wrote:"
+    assert read_body(f"A Par-Bur\n{huge}\nA Mar-Spa") == (["A Par-Bur", huge, "A Mar-Spa"], 0, "")
+    dashes = "-----Original Message" + "-" * 500
+    assert body_lines(f"A Par-Bur\n{dashes}\nA Mar-Spa") == ["A Par-Bur", dashes, "A Mar-Spa"]
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "SIGNON Og pw\n\nOn Mon, the judge wrote:\n> answer with this line:\n>\n>   CONFIRM K7QM2-XPDA9\n",
+        "SIGNON Og pw\n-----Original Message-----\nanswer with this line:\n  CONFIRM K7QM2-XPDA9\n",
+        "SIGNON Og pw\n-- \nPat\n> > CONFIRM K7QM2-XPDA9\n",
+        "CONFIRM k7qm2-xpda9\nSIGNON Og pw\n\n> CONFIRM K7QM2-XPDA9\n",
+    ],
+)
+def test_a_confirm_line_is_read_wherever_the_answer_has_it(reply: str) -> None:
+    """The code the judge mailed comes back however the mail program answers: quoted, below a
+    signature, in an unquoted original; once, whatever the case of its letters."""
+    lines = [line for line in body_lines(reply) if line.strip()]
+    assert sorted(line.upper() for line in lines) == ["CONFIRM K7QM2-XPDA9", "SIGNON OG PW"]
+
+
+def test_a_confirm_line_after_signoff_is_not_read() -> None:
+    assert body_lines("LIST\nSIGNOFF\n> CONFIRM K7QM2-XPDA9") == ["LIST", "SIGNOFF"]
+    assert body_lines("> CONFIRM K7QM2 please") == []  # not a line the judge asked for
+
+
 def test_underscore_rule_alone_does_not_stop() -> None:
     lines = ["A Par-Bur", "__________", "A Mar-Spa"]
     assert body_lines("\n".join(lines)) == lines
@@ -392,16 +443,16 @@ def test_other_address_at_judge_domain_is_not_robot() -> None:
 
 
 def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> None:
-    import judge.mail.reading as reading
+    import judge.mail.reading.message as reading
 
     real = reading.body_text
     calls: list[int] = []
 
-    def flaky(msg, problems):  # fails on the first (policy.default) attempt only
+    def flaky(msg, problems, *limits):  # fails on the first (policy.default) attempt only
         calls.append(1)
         if len(calls) == 1:
             raise ValueError("boom")
-        return real(msg, problems)
+        return real(msg, problems, *limits)
 
     monkeypatch.setattr(reading, "body_text", flaky)
     mail = read(plain(Subject="=?utf-8?q?Z=C3=BCrich?=", Reply_To="r@example.org"))
@@ -412,8 +463,10 @@ def test_falls_back_to_compat32_when_the_default_policy_fails(monkeypatch) -> No
     assert any("ValueError" in p for p in mail.problems)
 
 
-def test_last_resort_reads_raw_text(monkeypatch) -> None:
-    import judge.mail.reading as reading
+def test_a_mail_no_parser_reads_is_never_read_as_commands(monkeypatch) -> None:
+    """Reading its raw text as lines once made its headers and MIME boundaries commands, past
+    the robot checks: now it is unreadable, and its headers alone are read for the checks."""
+    import judge.mail.reading.message as reading
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -421,8 +474,13 @@ def test_last_resort_reads_raw_text(monkeypatch) -> None:
     monkeypatch.setattr(reading, "_read", broken)
     mail = read_message(b"From: a@example.org\n\nLIST\n", envelope_sender="", judge_address=JUDGE)
     assert mail.robot_reason == "null sender"
-    assert "LIST" in mail.lines
-    assert mail.problems
+    assert mail.lines == ()
+    assert mail.unreadable is not None and mail.unreadable.code == "not_parsed"
+    assert mail.unreadable.facts == {"error": "RuntimeError"}
+    mail = read_message(b"From: a@example.org\n\nLIST\n", envelope_sender="a@example.org",
+                        judge_address=JUDGE)
+    assert (mail.lines, mail.robot_reason, mail.robot_checked, mail.sender) == \
+        ((), None, True, "a@example.org")
 
 
 @settings(max_examples=300, deadline=None)
@@ -495,16 +553,18 @@ def test_reading_a_mail_of_many_lines_takes_work_in_proportion_to_them() -> None
     assert large < 4.5 * small, (small, large)
 
 
-@pytest.mark.parametrize("text, lines, quoted", [
-    ("On Mon, X wrote:\n\n\n> old\nA Par H\n", ["", "", "A Par H"], 1),
-    ("On Mon, X wrote:\n\n\nA Par H\n", [], 0),  # an unquoted original: reading stops
-    ("A Par H\nOn Mon, X\nwrote:\n   \n> old\n> older\n\nF Bre H", ["A Par H", "", "", "F Bre H"], 2),
-    ("On Mon, X wrote:", [], 0),
-    ("On Mon, X wrote:\n\n\n", [], 0),
+@pytest.mark.parametrize("text, lines, quoted, original", [
+    ("On Mon, X wrote:\n\n\n> old\nA Par H\n", ["", "", "A Par H"], 1, ""),
+    # an unquoted original: reading stops, and its lines are counted with the quoted ones
+    ("On Mon, X wrote:\n\n\nA Par H\n", [], 2, "On Mon, X wrote:"),
+    ("A Par H\nOn Mon, X\nwrote:\n   \n> old\n> older\n\nF Bre H", ["A Par H", "", "", "F Bre H"], 2,
+     ""),
+    ("On Mon, X wrote:", [], 1, "On Mon, X wrote:"),
+    ("On Mon, X wrote:\n\n\n", [], 1, "On Mon, X wrote:"),
 ])
 def test_an_attribution_is_skipped_only_when_a_quote_follows_it(
-        text: str, lines: list[str], quoted: int) -> None:
-    assert read_body(text) == (lines, quoted)
+        text: str, lines: list[str], quoted: int, original: str) -> None:
+    assert read_body(text) == (lines, quoted, original)
 
 
 # --------------------------------------------------------------------------- addresses read directly
@@ -542,8 +602,8 @@ def test_an_address_read_directly_is_the_one_the_header_parser_reads(value: str,
     parser; whatever the header holds, it finds what the parser finds, and notes the same."""
     from email import message_from_bytes
 
-    from judge.mail.headers import first_address, parsed_first_address
-    from judge.mail.reading import _READING
+    from judge.mail.reading.headers import first_address, parsed_first_address
+    from judge.mail.reading.bounds import _READING
 
     raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
     msg = message_from_bytes(raw, policy=_READING)
@@ -561,7 +621,7 @@ def test_the_common_address_shapes_are_read_without_the_header_parser(
         value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property test above compares the direct reading with the parser; these shapes take
     the direct one (so it does not merely compare the parser with itself)."""
-    from judge.mail import headers
+    from judge.mail.reading import headers
 
     monkeypatch.setattr(headers, "parsed_first_address",
                         lambda *a: pytest.fail("read by the header parser"))
@@ -578,7 +638,7 @@ def test_an_envelope_address_read_directly_is_the_one_parseaddr_reads(value: str
     envelope holds, the result is the one parseaddr gives."""
     import email.utils
 
-    from judge.mail.headers import envelope_address, normalise_addr_spec
+    from judge.mail.reading.headers import envelope_address, normalise_addr_spec
 
     stripped = value.strip()
     by_parseaddr = "" if stripped in ("", "<>") else (
@@ -591,7 +651,7 @@ def test_an_envelope_address_read_directly_is_the_one_parseaddr_reads(value: str
 def test_a_plain_envelope_address_is_read_without_parseaddr(
         value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property test above compares the two readings; these shapes take the direct one."""
-    from judge.mail import headers
+    from judge.mail.reading import headers
 
     monkeypatch.setattr(headers.email.utils, "parseaddr",
                         lambda *a: pytest.fail("read by parseaddr"))
@@ -599,7 +659,7 @@ def test_a_plain_envelope_address_is_read_without_parseaddr(
 
 
 def test_raw_bytes_in_a_header_become_characters_and_other_text_stays() -> None:
-    from judge.mail.headers import fix_surrogates
+    from judge.mail.reading.headers import fix_surrogates
 
     assert fix_surrogates("caf\udcc3\udca9") == "café"  # utf-8 bytes
     assert fix_surrogates("caf\udce9") == "caf\xe9"  # latin-1 when not utf-8
@@ -622,8 +682,8 @@ def test_a_header_decoded_directly_is_the_text_the_header_classes_give(pieces: l
     whatever the header holds, it gives what they give."""
     from email import message_from_bytes
 
-    from judge.mail.headers import decoded_header, parsed_decoded_header, raw_header
-    from judge.mail.reading import _READING
+    from judge.mail.reading.headers import decoded_header, parsed_decoded_header, raw_header
+    from judge.mail.reading.bounds import _READING
 
     value = "".join(pieces).strip("\r\n")
     raw = f"{name}: {value}\r\nTo: judge@example.org\r\n\r\nVERSION\r\n".encode("utf-8")
@@ -640,10 +700,124 @@ def test_a_plain_subject_is_read_without_the_header_classes(
         subject: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property test above compares the direct reading with the header classes; these
     subjects take the direct one (so it does not merely compare the classes with themselves)."""
-    from judge.mail import headers
+    from judge.mail.reading import headers
 
     monkeypatch.setattr(headers, "parsed_decoded_header",
                         lambda *a: pytest.fail("read by the header classes"))
     mail = read(f"From: a@example.org\r\nSubject: {subject}\r\nTo: judge@example.org\r\n\r\n"
                 "VERSION\r\n".encode(), envelope=None)
     assert mail.subject == expected
+
+
+# --------------------------------------------------------------------------- bounds
+
+def _nested(depth: int, *headers: str) -> bytes:
+    """A mail of ``depth`` multiparts, each the first part of the last, and a text part."""
+    body = "".join(f"--b{n}\nContent-Type: multipart/mixed; boundary=b{n + 1}\n\n"
+                   for n in range(1, depth))
+    return ("From: a@example.org\n" + "".join(f"{h}\n" for h in headers) +
+            "Content-Type: multipart/mixed; boundary=b1\n\n" + body +
+            f"--b{depth}\nContent-Type: text/plain\n\nA Par H\n").encode()
+
+
+def _limits(**bounds: int) -> LimitsSection:
+    return replace(LimitsSection(), **bounds)
+
+
+def test_parts_nested_as_deep_as_the_bound_are_read_and_deeper_ones_are_not() -> None:
+    # the text part of _nested(n) is n levels below the mail's own headers
+    assert read_message(_nested(5), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_depth=5)).lines == ("A Par H",)
+    mail = read_message(_nested(6), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_depth=5))
+    assert mail.lines == () and mail.robot_checked and mail.sender == "a@example.org"
+    assert mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == ("parts_too_deep", {"limit": 5})
+
+
+def test_a_thousand_levels_of_mime_are_unreadable_not_read_as_text() -> None:
+    mail = read(_nested(1000))
+    assert mail.lines == () and mail.robot_reason is None and mail.robot_checked
+    assert mail.unreadable is not None and mail.unreadable.code == "parts_too_deep"
+
+
+def test_the_robot_checks_are_made_on_the_headers_of_a_mail_not_read() -> None:
+    mail = read(_nested(1000, "Precedence: bulk"))
+    assert mail.lines == () and mail.robot_reason == "Precedence: bulk"
+
+
+def test_more_parts_than_the_bound_are_unreadable() -> None:
+    def mail_of(parts: int) -> bytes:
+        return (b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n" +
+                b"--b\nContent-Type: text/plain\n\nA Par H\n" * parts + b"--b--\n")
+
+    # the mail itself is a part too
+    assert read_message(mail_of(9), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_parts=10)).lines == ("A Par H",)
+    mail = read_message(mail_of(10), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(mime_parts=10))
+    assert mail.lines == () and mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == ("too_many_parts", {"limit": 10})
+
+
+def test_parsed_headers_beyond_the_bound_in_a_part_are_unreadable() -> None:
+    raw = (b"From: a@example.org\nSubject: orders\nContent-Type: multipart/mixed; boundary=b\n\n"
+           b"--b\nContent-Type: text/plain" + b"; a=b" * 2000 + b"\n\nA Par H\n--b--\n")
+    mail = read(raw)
+    assert mail.lines == () and mail.robot_checked and mail.sender == "a@example.org"
+    assert mail.subject == "orders"
+    assert mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == \
+        ("headers_too_long", {"header": "Content-Type", "limit": 10_000})
+
+
+def test_a_mail_whose_own_headers_pass_the_bound_cannot_be_told_from_a_robots() -> None:
+    addresses = ", ".join(f"a{n}@example.org" for n in range(1000))
+    mail = read(f"From: {addresses}\nSubject: x\n\nA Par H\n".encode())
+    assert mail.lines == () and not mail.robot_checked and mail.robot_reason is None
+    assert mail.sender == PLAYER  # the envelope's: nothing of the headers is trusted
+    assert mail.unreadable is not None
+    assert (mail.unreadable.code, mail.unreadable.facts) == \
+        ("headers_too_long", {"header": "From", "limit": 10_000})
+
+
+def test_headers_only_scanned_do_not_count_against_the_bound() -> None:
+    long = "x" * 900
+    raw = ("From: a@example.org\n" + "".join(f"X-Spam-Report-{n}: {long}\n" for n in range(50))
+           + "References: " + " ".join(f"<r{n}@example.org>" for n in range(2000)) +
+           "\n\nA Par H\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par H",) and mail.unreadable is None
+    assert len(mail.references) == 2000
+
+
+def test_an_html_body_beyond_its_bounds_is_unreadable() -> None:
+    msg = EmailMessage()
+    msg["From"] = PLAYER
+    msg.set_content("<i>" * 11 + "A Par H", subtype="html")
+    assert read_message(msg.as_bytes(), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(html_depth=11)).lines == ("A Par H",)
+    mail = read_message(msg.as_bytes(), envelope_sender=PLAYER, judge_address=JUDGE,
+                        limits=_limits(html_depth=10))
+    assert mail.lines == () and mail.unreadable is not None
+    assert mail.unreadable.code == "html_too_deep"
+
+
+def test_a_reply_to_that_breaks_the_address_parsers_is_passed_over() -> None:
+    """Comments nested deeper than Python recurses made both parsers fail, and the whole mail
+    was then read as raw text; now the Reply-To is only unusable."""
+    raw = ("From: a@example.org\nReply-To: b@example.org " + "(" * 3000 + ")" * 3000 +
+           "\n\nA Par H\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par H",) and mail.sender == "a@example.org"
+    assert any(p.startswith("no usable address in Reply-To") and len(p) < 300
+               for p in mail.problems)
+
+
+@pytest.mark.parametrize("charset", ["punycode", "idna", "unicode_escape"])
+def test_codecs_of_no_mail_charset_are_read_as_unknown_ones(charset: str) -> None:
+    raw = (f"From: a@example.org\nContent-Type: text/plain; charset={charset}\n\n"
+           "A Par-Bur\n").encode()
+    mail = read(raw)
+    assert mail.lines == ("A Par-Bur",)
+    assert any(f"unknown charset '{charset}'" in p for p in mail.problems)

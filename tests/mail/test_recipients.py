@@ -1,4 +1,4 @@
-"""Who the judge may write to (judge.mail.recipients): an address heard from gets mail, a
+"""Who the judge may write to (judge.mail.guards.recipients): an address heard from gets mail, a
 stranger one first notice and then nothing, an unusable address nothing; and the reply's
 sender, known to be heard from, is let through without a look-up."""
 
@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import event, select
 
-from judge.mail.recipients import heard_from, screen
+from judge.mail.guards.recipients import heard_from, screen
 from judge.store.db import Store
 from judge.store.models import KnownAddress
 

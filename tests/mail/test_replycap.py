@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import select
 
 from conftest import JUDGE_ADDRESS, body_of, make_mail, read_maildir
-from judge.config import Config, JudgeSection, OutboundSection
-from judge import pipeline
-from judge.inject import inject
-from judge.mail.replycap import Verdict, take_reply
+from judge.basics.config import Config, JudgeSection, OutboundSection
+from judge.pipeline import stages as pipeline
+from judge.cli.inject import inject
+from judge.mail.guards.reply_cap import Verdict, take_reply
 from judge.store.db import Store
 from judge.store.models import InboundMessage
 from judge.store.schema import ensure_schema

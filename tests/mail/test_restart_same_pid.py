@@ -12,8 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from conftest import JUDGE_EXE, RunningJudge, free_port, judge_env, make_mail, process_gone
-from judge.utc import utcnow
-from judge.mail.intake import Arrival, message_id_of, store_arrivals
+from judge.basics.utc import utcnow
+from judge.mail.intake.accept import Arrival, message_id_of, store_arrivals
 from judge.store.db import Store
 from judge.store.leases import owner_id, release_dead_leases
 from judge.store.models import InboundMessage
@@ -85,7 +85,7 @@ def test_the_owner_names_the_process_start() -> None:
 
 
 def test_leases_in_the_name_of_a_pid_known_to_hold_none_are_taken_back(store: Store) -> None:
-    """A restarted back office takes back leases in its daemon's pid: the daemon takes none,
+    """A restarted worker process takes back leases in its daemon's pid: the daemon takes none,
     so one in its name is an earlier start's (a container restart may swap the pids)."""
     host = socket.gethostname()
     live = subprocess.Popen(["sleep", "30"])
@@ -100,7 +100,7 @@ def test_leases_in_the_name_of_a_pid_known_to_hold_none_are_taken_back(store: St
 
 
 def test_leases_of_a_dead_but_unreaped_process_are_taken_back(store: Store) -> None:
-    """A killed daemon's back office is reparented; where nobody reaps it (a container's
+    """A killed daemon's worker process is reparented; where nobody reaps it (a container's
     first process may not), it stays a zombie: dead, though kill(0) still finds it."""
     host = socket.gethostname()
     dead = subprocess.Popen(["true"])

@@ -17,13 +17,12 @@ from aiosmtpd.controller import Controller
 from sqlalchemy import func, select
 
 from conftest import body_of, free_port, read_maildir
-from judge.utc import as_utc, utcnow
-from judge.config import Config, JudgeSection, OutboundSection
-from judge.mail.compose import Composer
-from judge.mail.outbox import enqueue
-from judge.mail.sender import deliver_due
-from judge.mail.transports import (MaildirTransport, SmtpTransport, TemporaryFailure,
-                                   make_transport)
+from judge.basics.utc import as_utc, utcnow
+from judge.basics.config import Config, JudgeSection, OutboundSection
+from judge.mail.writing.compose import Composer
+from judge.mail.sending.outbox import enqueue
+from judge.mail.sending.sender import deliver_due
+from judge.mail.sending.transports import (MaildirTransport, SmtpTransport, TemporaryFailure, make_transport)
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
 
@@ -218,7 +217,7 @@ def test_one_failing_mail_does_not_hold_up_the_others(store: Store, config: Conf
 
         def send(self, mail_from, recipients, raw, key=""):  # type: ignore[no-untyped-def]
             if recipients == ["bad@example.org"]:
-                from judge.mail.transports import PermanentFailure
+                from judge.mail.sending.transports import PermanentFailure
                 raise PermanentFailure("550 no such user")
             return self.smtp.send(mail_from, recipients, raw, key)
 
@@ -494,7 +493,7 @@ class Counting:
 
 def test_sent_marks_are_committed_together_and_all_before_the_quit(store: Store,
                                                                    config: Config) -> None:
-    from judge.mail import sender
+    from judge.mail.sending import sender
     ids = [queue(store, config, to=[f"p{i}@example.org"]) for i in range(sender.MARK_EVERY + 5)]
     transport = Counting(store)
     assert deliver_due(store, transport, config, limit=len(ids)) == len(ids)

@@ -16,7 +16,7 @@ from typing import Callable, Iterator
 import pytest
 
 from conftest import JUDGE_EXE, RunningJudge, free_port, judge_env, make_mail
-from judge.logs import RepeatFilter
+from judge.basics.logs import RepeatFilter
 
 # Much of this module's time is spent waiting (session time limits): it runs first
 # (tests/conftest.py).
@@ -153,7 +153,7 @@ def start_limited(tmp_path: Path, db_url: str) -> Iterator[Callable[[int], Runni
 
 def test_short_of_file_descriptors_the_judge_refuses_instead_of_failing(start_limited):
     judge = start_limited(96)
-    cap = 96 - 64  # judge.daemon.FILES_IN_RESERVE
+    cap = 96 - 64  # judge.daemon.intake_process.FILES_IN_RESERVE
     opened = fill(judge, cap)
     for _ in range(40):
         with connect(judge) as s:

@@ -11,8 +11,8 @@ from aiosmtpd.smtp import SMTP
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from judge.mail import smtp_protocol
-from judge.mail.smtp_protocol import JudgeLMTP, JudgeSMTP
+from judge.mail.intake import smtp_protocol
+from judge.mail.intake.smtp_protocol import JudgeLMTP, JudgeSMTP
 
 
 class _Handler:

@@ -1,4 +1,4 @@
-"""Sending through a provider's submission server (judge.mail.submission), against a server
+"""Sending through a provider's submission server (judge.mail.sending.submission), against a server
 that speaks real TLS and AUTH (tests/mailservers.py): STARTTLS on a 587-style port, implicit
 TLS on a 465-style one, a refused login, a certificate that fails verification, a server
 without STARTTLS; the password from the file, the environment or a file, masked by
@@ -13,14 +13,14 @@ from typing import Iterator
 import pytest
 
 from conftest import run_cli
-from judge.config import Config, load_config
-from judge.mail.compose import Composer
-from judge.mail.outbox import enqueue
-from judge.mail.sender import deliver_due
-from judge.mail.submission import SubmissionTransport, transport_for
+from judge.basics.config import Config, load_config
+from judge.mail.writing.compose import Composer
+from judge.mail.sending.outbox import enqueue
+from judge.mail.sending.sender import deliver_due
+from judge.mail.sending.submission import SubmissionTransport, transport_for
 from judge.store.db import Store
 from judge.store.models import OutboxMessage
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 from mailservers import Certificates, SubmissionServer
 
 # aiosmtpd warns of a login without STARTTLS: the implicit TLS server has TLS from the start
@@ -81,7 +81,7 @@ def test_mail_goes_out_encrypted_and_logged_in(store: Store, certificates: Certi
     [got] = server.received
     assert got.tls and got.login == ACCOUNT
     assert got.rcpt_tos == ["alice@players.test"]
-    # the return path is the recipient's own (judge.mail.return_paths)
+    # the return path is the recipient's own (judge.mail.sending.return_paths)
     assert got.mail_from.startswith("judge+bounce-") and got.mail_from.endswith("@mail.test")
     assert got.message["From"].addresses[0].addr_spec == ACCOUNT
     assert row(store, row_id).status == "sent"
@@ -211,7 +211,7 @@ def test_check_config_masks_the_passwords(tmp_path: Path) -> None:
 ])
 def test_settings_that_cannot_work_are_refused_in_one_line(
         settings: dict[str, str], complaint: str) -> None:
-    from judge.config import ConfigError
+    from judge.basics.config import ConfigError
     with pytest.raises(ConfigError) as refused:
         load_config(None, environ=settings)
     assert complaint in str(refused.value)

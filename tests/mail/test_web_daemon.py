@@ -1,5 +1,5 @@
-"""``judge serve`` answers HTTP on ``[web] listen`` from the same process as SMTP intake, and
-refuses, in one line, a web address it cannot listen on."""
+"""``judge serve`` answers HTTP on ``[web] listen`` from a process of its own beside SMTP
+intake, and refuses, in one line, a web address it cannot listen on."""
 
 from __future__ import annotations
 
@@ -61,32 +61,57 @@ def test_no_web_view_when_listen_is_empty(judge_factory) -> None:
     assert judge.stop() == 0
 
 
-ORDER_PROBE = """
+PROCESS_PROBE = """
 import asyncio, sys
 from types import SimpleNamespace
-from judge.config import load_config
-from judge.daemon import Daemon
+from judge.basics.config import load_config
+from judge.daemon.intake_process import Daemon
+from judge.daemon.web_process import WebProcess
 
-class Listening(Exception):
+class Started(Exception):
     pass
 
-async def create_server(self, *args, **kwargs):
-    raise Listening("judge.web.app" in sys.modules)
+def start(self):
+    raise Started(sorted(m for m in ("judge.web.app", "aiohttp", "jinja2") if m in sys.modules))
 
-asyncio.base_events.BaseEventLoop.create_server = create_server
-office = SimpleNamespace(wake=lambda: None, ask_lock=lambda: None)
+WebProcess.start = start
+office = SimpleNamespace(wake=lambda: None, ask_lock=lambda: None, verbose=False)
 try:
     asyncio.run(Daemon(load_config(None), office).run())
-except Listening as seen:
-    print("web imported before listening:", seen.args[0])
+except Started as seen:
+    print("the daemon has imported:", seen.args[0])
 """
 
 
-def test_the_web_view_is_loaded_before_intake_listens(tmp_path, migrated_db_url) -> None:
-    """Loaded after, its import held up the event loop just as the mail queued while the judge
-    was down came in."""
+def test_the_web_view_runs_in_a_process_of_its_own(tmp_path, migrated_db_url) -> None:
+    """The daemon imports nothing of the web view (an import on its loop held up intake for
+    ~0.2 s): it opens the web's socket and starts its process, which serves it."""
     env = judge_env(tmp_path, free_port(), migrated_db_url,
                     JUDGE_WEB_LISTEN=f"127.0.0.1:{free_port()}")
-    result = subprocess.run([sys.executable, "-c", ORDER_PROBE], env=env, cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-c", PROCESS_PROBE], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
-    assert result.stdout.strip() == "web imported before listening: True", result.stderr
+    assert result.stdout.strip() == "the daemon has imported: []", result.stderr
+
+
+def test_a_web_process_that_dies_is_started_again_and_mail_goes_on(judge_factory) -> None:
+    """A crash of the web view's process (a picture that could not be drawn, say) takes
+    nothing else down: mail is accepted and answered meanwhile, and the web comes back on the
+    same port (connections made meanwhile wait in its queue)."""
+    import os
+    import re
+    import signal
+
+    from conftest import polls
+    web_port = free_port()
+    judge = judge_factory(JUDGE_WEB_LISTEN=f"127.0.0.1:{web_port}")
+    judge.wait_log("web view serving")
+    [pid] = re.findall(r"web view process started \(pid (\d+)\)", judge.log())
+    os.kill(int(pid), signal.SIGKILL)
+    judge.send(make_mail("VERSION", sender="after@example.org"))
+    judge.wait_replies(1)
+    assert get(web_port, "/")[0] == 200  # served by the process started again
+    for _ in polls(20):
+        if "the web view's process ended with exit code -9; starting it again" in judge.log():
+            break
+    assert len(re.findall(r"web view process started", judge.log())) == 2
+    assert judge.stop() == 0

@@ -15,14 +15,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from conftest import run_cli
-from judge.utc import utcnow
-from judge.config import Config, JudgeSection, WorkerSection
-from judge.mail.intake import Arrival, store_arrivals
-from judge.mail.worker import (claim_batch, claim_next, process_claimed, process_pending,
-                               work_batch)
+from judge.basics.utc import utcnow
+from judge.basics.config import Config, JudgeSection, WorkerSection
+from judge.mail.intake.accept import Arrival, store_arrivals
+from judge.pipeline.worker import (claim_batch, claim_next, process_claimed, process_pending, work_batch)
 from judge.store.db import Store
-from judge.in_order import DONE, InOrder
-from judge.pipeline import StoredMail
+from judge.pipeline.ordered_handoff import DONE, InOrder
+from judge.pipeline.stages import StoredMail
 from judge.store.models import InboundMessage
 
 JUDGE = "judge@example.org"
@@ -231,7 +230,7 @@ def version_mail(name: str) -> Arrival:
 
 def test_one_failing_message_of_a_batch_is_rolled_back_alone(
         store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.pipeline import Pipeline
+    from judge.pipeline.stages import Pipeline
     from judge.store.models import OutboxMessage
     store_arrivals(store, [version_mail(n) for n in ("p1", "p2", "bad", "p3")])
     real_step = Pipeline._step
@@ -271,8 +270,8 @@ def test_a_batch_needing_password_hashes_is_read_by_two_threads_in_order(
     still come out in arrival order, and one that fails to read is returned as a failure."""
     import threading
 
-    from judge.pipeline import Pipeline
-    from judge.service import passwords
+    from judge.pipeline.stages import Pipeline
+    from judge.service.access import passwords
 
     # Each helper waits for the other at its first message: with hashes this cheap, one could
     # otherwise read the whole rest before the other had started.
@@ -306,7 +305,7 @@ def test_a_batch_needing_no_hash_is_read_by_one_thread(
         store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from judge.pipeline import Pipeline
+    from judge.pipeline.stages import Pipeline
 
     store_arrivals(store, [Arrival("judge@example.org", f"p{i}@example.org",
                                    f"Message-ID: <n{i}@x>\r\n\r\nVERSION\r\n".encode(), f"<n{i}@x>")
@@ -326,8 +325,8 @@ def test_a_batch_needing_no_hash_is_read_by_one_thread(
 def hashing_read(then=lambda row_id: None):  # type: ignore[no-untyped-def]
     """A stand-in for Pipeline._read that costs a password hash, as a first sign-on does,
     and keeps the run as the real one would (a VERSION mail)."""
-    from judge.pipeline import Pipeline
-    from judge.service import passwords
+    from judge.pipeline.stages import Pipeline
+    from judge.service.access import passwords
 
     real = Pipeline._read
 
@@ -344,7 +343,7 @@ def test_messages_read_are_written_while_later_ones_are_still_being_read(
     the first one is committed done, which only a writer working beside the readers does."""
     import time
 
-    from judge.pipeline import Pipeline
+    from judge.pipeline.stages import Pipeline
 
     store_arrivals(store, [version_mail(f"w{i}") for i in range(8)])
     ids = claim_batch(store, config, None, 10)
@@ -367,8 +366,8 @@ def test_a_reader_that_cannot_start_leaves_its_messages_failed_not_waiting_forev
         store: Store, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from judge.in_order import NotRead
-    from judge.pipeline import Pipeline
+    from judge.pipeline.ordered_handoff import NotRead
+    from judge.pipeline.stages import Pipeline
 
     store_arrivals(store, [version_mail(f"r{i}") for i in range(5)])
     ids = claim_batch(store, config, None, 10)

@@ -165,7 +165,7 @@ def runs_on_its_database_with_files_of_its_own(walkthrough: Walkthrough) -> None
     assert owners["/etc/judge/judge.toml"] == "root:judge 640"
     assert owners["/var/lib/judge"] == "judge:judge 750"
     if DATABASE == "sqlite":
-        # the judge's alone: §7 restores it so, and the judge keeps it so (judge.private_files)
+        # the judge's alone: §7 restores it so, and the judge keeps it so (judge.basics.private_files)
         assert owners["/var/lib/judge/judge.db"] == "judge:judge 600", owners
 
 

@@ -1,4 +1,4 @@
-"""The judge's files are its user's alone (judge.private_files): started with the usual umask
+"""The judge's files are its user's alone (judge.basics.private_files): started with the usual umask
 (022), a running ``judge serve`` creates its database and the files SQLite keeps beside it,
 its intake spool and its Maildir, folders and mail, owner-only; files a site already had open
 to others are made owner-only when it starts, as its log says, and ``judge check-config`` names

@@ -16,8 +16,8 @@ from typing import Callable, Iterator
 import pytest
 
 from conftest import RunningJudge, make_mail, polls
-from judge.logs import JournalFormatter, stream_is_journal
-from judge.notify import Notifier
+from judge.basics.logs import JournalFormatter, stream_is_journal
+from judge.daemon.systemd_notify import Notifier
 
 # Much of this module's time is spent waiting (watchdog pings and timeouts): it runs first
 # (tests/conftest.py).
@@ -209,8 +209,8 @@ def test_unit_file_has_the_settings_operators_rely_on() -> None:
 
 
 def test_unit_file_allows_more_open_files_than_sessions() -> None:
-    from judge.config import IntakeSection
-    from judge.daemon import FILES_IN_RESERVE
+    from judge.basics.config import IntakeSection
+    from judge.daemon.intake_process import FILES_IN_RESERVE
     text = (DEPLOY / "judge.service").read_text()
     [limit] = [line.split("=", 1)[1] for line in text.splitlines()
                if line.startswith("LimitNOFILE=")]

@@ -27,7 +27,7 @@ def test_two_daemons_share_the_work_and_answer_each_mail_once(
     second = judge_factory(JUDGE_JUDGE_REPLIES_PER_DAY="10000")
     ids = [f"<pair-{i}@example.org>" for i in range(MAILS)]
     for judge in (first, second):  # each worker is up before the mail comes
-        judge.wait_log("back office running")
+        judge.wait_log("worker process running")
 
     def send(judge: RunningJudge, chunk: list[str]) -> None:
         with judge.smtp() as s:

@@ -19,7 +19,8 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from judge.service import draws, games, phases
+from judge.service import draws, games
+from judge.service import processing as phases
 from judge.service.errors import GameError
 from judge.service.events import GameEnded, GameNotice, GameResumed
 from judge.store.models import DrawVote, Game, GameResult

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select
 
-from judge.service import games, orders, phases
+from judge.service import games, orders
+from judge.service import processing as phases
 from judge.service.errors import GameError
 from judge.service.events import GameNotice, GameResumed, GameStarted, PlayerRemoved, PowerAssigned
 from judge.store.models import Game, PhaseSnapshot, Seat

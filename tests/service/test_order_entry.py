@@ -1,11 +1,11 @@
 """Order entry in the service layer, over a real store (judge.service.orders, and
-judge.service.formal_orders.enter_order_line as the mail layer calls it for a standard game).
+judge.service.formal.orders.enter_order_line as the mail layer calls it for a standard game).
 
 It proves that an accepted line is stored under its unit in canonical form and replaces the
 unit's earlier order (``Entry.replaced``); that a refused line (another power's unit, an order
 of another phase, an impossible move, a formal order in a standard game) is refused by code
 and leaves every stored order as it was, seen from a fresh transaction; that retreat and
-adjustment phases, reached through judge.service.phases, take only their own orders, keyed as
+adjustment phases, reached through judge.service.processing, take only their own orders, keyed as
 the module says; that what is stored is what the adjudicator plays; and that the NO_CHECK and
 CIVIL_DISORDER rules change entry as their docstrings say.
 
@@ -21,9 +21,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from judge.service import game_rules, games, orders, phases
+from judge.service import game_rules, games, orders
+from judge.service import processing as phases
 from judge.service.errors import GameError
-from judge.service.formal_orders import enter_order_line
+from judge.service.formal.orders import enter_order_line
 from judge.store.models import PhaseSnapshot, Seat
 from servicekit import NOW, full_game, power_seat
 

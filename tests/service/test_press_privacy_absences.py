@@ -20,12 +20,16 @@ from typing import Callable
 import pytest
 from sqlalchemy import func, select
 
-from judge.service import absences, games, moments, phases, press, privacy
+from judge.service import games, membership, press
+from judge.service.clock import absences
+from judge.service.clock import moments
+from judge.service import processing as phases
+from judge.service.access import privacy
 from judge.service.errors import CountedRefusal, GameError
 from judge.service.events import GameNotice, ParameterChanged
 from judge.store import counters
 from judge.store.models import Absence, Game, Press, Seat
-from judge.utc import as_utc
+from judge.basics.utc import as_utc
 from servicekit import MASTER, NOW, PLAYERS, full_game, power_seat
 
 DEADLINE = NOW + timedelta(hours=48)  # a movement phase's default length
@@ -48,14 +52,16 @@ def _master(session) -> Seat:
 def _with_observers(session) -> None:
     full_game(session)
     for address in OBSERVERS:
-        games.observe_game(session, "g1", "opw", address, NOW)
+        taken = membership.observe_game(session, "g1", "opw", address, NOW, most=30, days=3)
+        membership.confirm(session, taken.code, NOW, sender=address, days=3,
+                           failures_allowed=5)
     session.flush()
 
 
 def _send(session, seat: Seat, to: str, lines: list[str], broadcast: bool = False):
     game = _game(session)
     return press.send_press(session, game, seat, press.read_addressing(game, to, broadcast),
-                            lines, NOW)
+                            lines, NOW, max_bytes=10_000, max_lines=200)
 
 
 def _press_rows(session) -> int:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from judge.utc import utcnow
-from judge.mail.intake import message_key
+from judge.basics.utc import utcnow
+from judge.mail.intake.accept import message_key
 from judge.store.db import Store
 from judge.store.schema import downgrade, upgrade
 

@@ -23,7 +23,7 @@ from judge.core import Position, adjudicate, load_map, make_position
 from judge.core.formal import adjudicate_formal, initial_formal_state
 from judge.core.jsonio import adjudicate_document
 from judge.core.maps import ARMY, FLEET
-from judge.service import formal_state
+from judge.service.formal import state as formal_state
 from judge.service.positions import dump_position, load_position, position_to_dict
 from judge.store.db import Store
 from judge.store.models import Game

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from judge.store.db import Store
 from judge.store.models import KnownAddress
-from judge.utc import utcnow
+from judge.basics.utc import utcnow
 
 
 def known(address: str) -> KnownAddress:

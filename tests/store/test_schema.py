@@ -106,7 +106,7 @@ def test_models_match_the_migrations(store: Store) -> None:
 
 def test_the_upgraded_schema_accepts_and_returns_rows(store: Store) -> None:
     # A smoke test that the tables the migration made are the ones the code writes.
-    from judge.utc import utcnow
+    from judge.basics.utc import utcnow
     from judge.store.models import InboundMessage, ReplyCount
     ensure_schema(store.engine)
     with store.transaction() as s:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import RunningJudge, free_port, judge_env, make_mail
-from judge.mail.intake import Arrival, InboundWriter, message_id_of
+from judge.mail.intake.accept import Arrival, InboundWriter, message_id_of
 from judge.store.db import Store
 from judge.store.inbound import SqliteInbound, Spool, stamped
 from judge.store.schema import ensure_schema

@@ -14,7 +14,7 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
-from judge.mail.game_mail import outgoing_for
+from judge.mail.writing.game_mail import outgoing_for
 from judge.service import draws
 from judge.service.draws import VoteOutcome
 from judge.service.games import lock_game

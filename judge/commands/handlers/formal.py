@@ -1,7 +1,7 @@
 """The master's commands of a Formal Diplomacy game: SET DRAWS ON|OFF (draw votes are off
 until the master switches them on), and the repairs of the wars, spheres and points (SET WAR,
-SET PEACE, SET SPHERE, SET NOSPHERE, SET POINTS; :mod:`judge.service.formal_repairs`).  The
-variant's orders are order lines, not commands (:mod:`judge.service.formal_orders`)."""
+SET PEACE, SET SPHERE, SET NOSPHERE, SET POINTS; :mod:`judge.service.formal.repairs`).  The
+variant's orders are order lines, not commands (:mod:`judge.service.formal.orders`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
-from judge.mail.game_mail import outgoing_for
+from judge.mail.writing.game_mail import outgoing_for
 from judge.core import load_map
 from judge.core.powers import PowerNameError, find_powers
 from judge.service.events import FormalRepaired
-from judge.service.formal_games import set_draws
-from judge.service.formal_repairs import set_points, set_sphere, set_war
+from judge.service.formal.games import set_draws
+from judge.service.formal.repairs import set_points, set_sphere, set_war
 from judge.service.games import lock_game, power_named
 from judge.store.models import Game
 

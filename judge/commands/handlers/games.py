@@ -1,6 +1,7 @@
-"""Commands about games that anyone may send: CREATE, JOIN, SIGNON, OBSERVE, HISTORY, SUMMARY.
+"""Commands about games that anyone may send: CREATE, JOIN, SIGNON, OBSERVE, CONFIRM, HISTORY,
+SUMMARY.
 
-(LIST lives in :mod:`judge.commands.handlers.general` with the other commands for anyone.)
+(LIST lives in :mod:`judge.commands.handlers.information` with the other commands for anyone.)
 """
 
 from __future__ import annotations
@@ -18,18 +19,22 @@ from judge.commands.identity import Identity
 from judge.commands.parse import Command, trailing_option
 from judge.commands.prepare import Preparation, with_privacy
 from judge.commands.registry import Role, command, positions, privacy_keyword
-from judge.config import Config
+from judge.basics.config import Config
 from judge.core import load_map
-from judge.mail.game_mail import outgoing_for
-from judge.mail.refusals import refusal_text
-from judge.service import clock, game_rules, moments, signon_guard
+from judge.mail.writing.game_mail import outgoing_for
+from judge.mail.writing.refusals import refusal_text
+from judge.service import game_rules
+from judge.service.clock import game_clock as clock
+from judge.service.clock import moments
+from judge.service.access import signon_guard
 from judge.service.errors import GameError
-from judge.service.formal_games import formal_length
-from judge.service.games import (create_game, find_game, join_game, observe_game, role_seats,
-                                 signon, start_game, variant_title)
-from judge.service.phases import snapshots
-from judge.service.privacy import (assign_privacy, is_private, require_sight,
-                                   set_privacy)
+from judge.service.formal.games import formal_length
+from judge.service.access.confirmations import expiry
+from judge.service.games import (create_game, find_game, join_game, role_seats, signon,
+                                 start_game, variant_title)
+from judge.service.membership import confirm, observe_game
+from judge.service.processing import snapshots
+from judge.service.access.privacy import assign_privacy, is_private, require_sight, set_privacy
 from judge.service.tournaments import (WrongPassword, add_game, check_tournament_for,
                                        existing_tournament, tournament_for)
 from judge.store import counters
@@ -41,11 +46,13 @@ _KIND_ROLE = {"master": Role.MASTER, "observer": Role.OBSERVER, "power": Role.PO
 
 
 def sign_on_as(ctx: Context, seat: Seat, game_name: str) -> Identity:
-    """Make ``seat`` the mail's identity; its registered address gets the reply too."""
+    """Make ``seat`` the mail's identity; its registered address gets the reply too (once it
+    has confirmed it wants the game's mail)."""
     identity = Identity(_KIND_ROLE[seat.kind], seat.game_id, game_name, seat.id, ctx.session,
                         power=seat.power, power_seat_id=seat.id if seat.power else None)
     ctx.identity = identity
-    ctx.copy_to(seat.address, seat.id)
+    if seat.confirmed_at is not None:
+        ctx.copy_to(seat.address, seat.id)
     return identity
 
 
@@ -286,7 +293,7 @@ def _join(ctx: Context, cmd: Command, name: str, password: str, power: str | Non
 
 @command("JOIN", syntax="JOIN <game> <password> [<power>] [PRIVACY <privacy password>]",
          summary="a place in a forming game", secrets=_join_secrets,
-         prepare=with_privacy(1))
+         prepare=with_privacy(1), moves_game=True)
 def join_command(ctx: Context, cmd: Command) -> None:
     args, privacy = trailing_option(cmd.args, "PRIVACY", 2)
     # a third word taken for more of the password (_join_secrets) is no power to look up
@@ -305,10 +312,30 @@ def observe_command(ctx: Context, cmd: Command) -> None:
     if len(args) != 2:
         raise CommandError("OBSERVE needs a game name and a password (for a private game,"
                            " then PRIVACY and its privacy password).")
-    observe_game(ctx.session, args[0], args[1], ctx.mail.sender, ctx.now, privacy)
-    ctx.answer(cmd.line_no, cmd.text,
-               f"You now observe {cmd.args[0]}: you will get its results. Sign on later with "
-               f"SIGNON O{cmd.args[0]} <password>.")
+    limits = ctx.config.limits
+    taken = observe_game(ctx.session, args[0], args[1], ctx.mail.sender, ctx.now,
+                         privacy=privacy, most=limits.observers_per_game,
+                         days=limits.confirm_days)
+    # The code is for the sender's eyes only: a role's registered address that gets a copy
+    # of this reply (the mail signed on to another game) must not read it.
+    ctx.answer(cmd.line_no, cmd.text, ctx.render(
+        "game/observe.txt", game=taken.game.name, code=taken.code, address=ctx.mail.sender,
+        until=ctx.when(expiry(taken.seat, limits.confirm_days))), sender_only=True)
+
+
+@command("CONFIRM", syntax="CONFIRM <code>", args=(1, 2), runs_first=True,
+         wrong_args="CONFIRM needs the code the judge mailed you, e.g. CONFIRM K7QM2-XPDA9.",
+         summary="say that your address wants the mail of the game the code is for (the"
+                 " judge mails the code after OBSERVE, REPLACE and SET ADDRESS)")
+def confirm_command(ctx: Context, cmd: Command) -> None:
+    limits = ctx.config.limits
+    done = confirm(ctx.session, "".join(cmd.args), ctx.now, sender=ctx.mail.sender,
+                   days=limits.confirm_days,
+                   failures_allowed=limits.confirm_failures_per_sender)
+    seat = done.seat
+    ctx.answer(cmd.line_no, cmd.text, ctx.render(
+        "game/confirmed.txt", game=done.game.name, kind=seat.kind, power=seat.power,
+        address=seat.address, moved_from=done.moved_from))
 
 
 def _prepare_signon(prep: Preparation, cmd: Command) -> None:
@@ -327,7 +354,8 @@ def _prepare_signon(prep: Preparation, cmd: Command) -> None:
         prep.stop = True
         return
     sender, limits = prep.mail.sender, prep.config.limits
-    own = any(s.address == sender for s in candidates)
+    # a seat still waiting for its address to confirm makes nobody the role's own
+    own = any(s.address == sender and s.confirmed_at is not None for s in candidates)
     if signon_guard.refusal(prep.session, game, who[0].upper(), sender, own, prep.now,
                             limits.signon_failures_per_sender, limits.signon_failures_per_role):
         prep.stop = True
@@ -337,14 +365,16 @@ def _prepare_signon(prep: Preparation, cmd: Command) -> None:
         return
     for seat in candidates:
         if prep.passwords.add_check(password, seat.password_hash):
-            prep.authenticated = prep.authenticated or seat.address == sender
+            # a seat still waiting for its address to confirm signs nobody on
+            prep.authenticated = prep.authenticated or (
+                seat.address == sender and seat.confirmed_at is not None)
             return
     prep.stop = True
 
 
 @command("SIGNON", syntax="SIGNON <X><game> <password>",
          summary="sign on: X is a power initial, M (master) or O (observer); ?<game> joins",
-         secrets=positions(1, rest=True, privacy=2), prepare=_prepare_signon)
+         secrets=positions(1, rest=True, privacy=2), prepare=_prepare_signon, moves_game=True)
 def signon_command(ctx: Context, cmd: Command) -> None:
     if cmd.args and cmd.args[0].startswith("?") and len(cmd.args[0]) > 1:
         args, privacy = trailing_option(cmd.args, "PRIVACY", 2)

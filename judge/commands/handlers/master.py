@@ -1,7 +1,7 @@
 """Commands for the game master (after SIGNON M<game>): START, PAUSE, RESUME (also of a game
 ended by a draw or concession), TERMINATE, PROCESS, ROLLBACK, ROLLFORWARD, SET RULES, BECOME,
-DUMMY, REPLACE, EJECT, POSITION, SET PRIVACY, SET ADDRESSES.  (SET DEADLINE, SET GRACE, SET
-CLOCK and the absences are in judge.commands.handlers.timing.)
+DUMMY, REPLACE, EJECT (of a player or of observers), POSITION, SET PRIVACY, SET ADDRESSES.
+(SET DEADLINE, SET GRACE, SET CLOCK and the absences are in judge.commands.handlers.timing.)
 
 Every command after which the set of orders may be complete (RESUME, DUMMY, REPLACE, EJECT,
 SET RULES, as orders, SET NOWAIT and RESIGN elsewhere) asks for the ``ready`` finisher, which
@@ -18,8 +18,8 @@ from judge.commands.errors import CommandError
 from judge.commands.handlers.games import solitaire_privacy_text
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
-from judge.addresses import AddressError, checked_address
-from judge.mail.game_mail import outgoing_for
+from judge.basics.addresses import AddressError, checked_address
+from judge.mail.writing.game_mail import outgoing_for
 from judge.service.draws import resume_ended
 from judge.service.events import Change, Event
 from judge.service import game_rules
@@ -29,9 +29,9 @@ from judge.service.games import (dummy_power, dummy_seats, leave, lock_game, mak
                                  terminate_game)
 from judge.service.errors import CountedRefusal
 from judge.service.faults import ProcessingFault, guarded, record_fault
-from judge.service.phases import (process_phase, resume_game, rollback, rollforward,
-                                  set_position)
-from judge.service.privacy import set_privacy
+from judge.service.membership import remove_observers
+from judge.service.processing import process_phase, resume_game, rollback, rollforward, set_position
+from judge.service.access.privacy import set_privacy
 from judge.store.models import Game, GameState
 
 RUNNING = frozenset({GameState.ACTIVE, GameState.PAUSED})
@@ -58,6 +58,7 @@ def _process_now(ctx: Context, game: Game) -> list[Event]:
         def record(kept: Session) -> None:  # after the refused command is undone
             notices = record_fault(kept, game.id, ctx.now, what, detail)
             ctx.outgoing.extend(outgoing_for(notices, ctx.config.judge.name))
+            return None
 
         raise CountedRefusal("process_fault", count=record, phase=phase,
                              detail=detail) from None
@@ -136,16 +137,28 @@ def become_command(ctx: Context, cmd: Command) -> None:
     ctx.answer(cmd.line_no, cmd.text, f"You now act as {power.capitalize()} in {game.name}.")
 
 
-@command("EJECT", roles=Role.MASTER, syntax="EJECT <power>|<address>",
-         summary="remove the player of a power",
-         args=(1, 1), wrong_args="EJECT needs a power (or, while forming, a player's address).")
+@command("EJECT", roles=Role.MASTER, syntax="EJECT <power>|<address>|OBSERVERS",
+         summary="remove the player of a power, the player or observer at an address, or"
+                 " every observer",
+         args=(1, 1), wrong_args="EJECT needs a power, an address or OBSERVERS.")
 def eject_command(ctx: Context, cmd: Command) -> None:
     game = _game(ctx)
-    if "@" in cmd.args[0]:
-        found = [s for s in seats(ctx.session, game, "power")
-                 if s.address == cmd.args[0].lower()]
+    target = cmd.args[0]
+    if target.upper() == "OBSERVERS":
+        events = remove_observers(ctx.session, game, "ejected")
+        _announce(ctx, cmd, events, ctx.render("game/ejected.txt", game=game.name,
+                                               observers=len(events)))
+        return
+    if "@" in target:
+        found = [s for s in seats(ctx.session, game, "power") if s.address == target.lower()]
+        if not found:
+            events = remove_observers(ctx.session, game, "ejected", address=target.lower())
+            if events:
+                _announce(ctx, cmd, events, ctx.render("game/ejected.txt", game=game.name,
+                                                       observer=target.lower()))
+                return
     else:
-        found = [s for s in [power_seat(ctx.session, game, power_named(game, cmd.args[0]))] if s]
+        found = [s for s in [power_seat(ctx.session, game, power_named(game, target))] if s]
     if not found:
         raise CommandError(f"nobody like that plays in {game.name}.")
     events = leave(ctx.session, game, found[0], "ejected")
@@ -195,11 +208,11 @@ def replace_command(ctx: Context, cmd: Command) -> None:
                            f" ({exc}).") from None
     game = _game(ctx)
     power = power_named(game, cmd.args[0])
-    seat, events = replace_player(ctx.session, game, power, address, cmd.args[2], ctx.now)
-    _announce(ctx, cmd, events, f"{power.capitalize()} is now played by {address}; they have"
-              f" been told to sign on with SIGNON {power[0]}{game.name} and the password you"
-              " chose (tell it to them yourself: the judge never mails passwords). If they"
-              " have never written to the judge, that is all it sends them until they do.")
+    seat, events = replace_player(ctx.session, game, power, address, cmd.args[2], ctx.now,
+                                  ctx.config.limits.confirm_days)
+    _announce(ctx, cmd, events, ctx.render(
+        "game/replaced.txt", power=power, address=address, game=game.name,
+        waiting=seat.confirmed_at is None))
     # a player who asked to wait has left: the orders may now complete the phase
     ctx.finish_with("ready", game.id)
 
@@ -219,6 +232,12 @@ def set_rules(ctx: Context, cmd: Command) -> None:
     if rules.names:
         text += "\n" + game_rules.explain(rules)
     events: list[Event] = []
+    if "NO_OBSERVATIONS" in set(rules.names) - before:
+        # before the announcement: the observers are told once, in a mail of their own
+        events += remove_observers(ctx.session, game, "closed")
+        if events:
+            text += "\n" + ctx.render("game/ejected.txt", game=game.name,
+                                      observers=len(events), closed=True).rstrip("\n")
     if before ^ set(rules.names):
         events.append(parameter_change(ctx.session, game,
                                        Change("rules", names=tuple(rules.names))))

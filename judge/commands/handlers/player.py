@@ -8,11 +8,11 @@ from judge.commands.errors import CommandError
 from judge.commands.finishers import copy_to_player
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command, positions
-from judge.addresses import AddressError, checked_address
-from judge.mail.game_mail import outgoing_for
+from judge.basics.addresses import AddressError, checked_address
+from judge.mail.writing.game_mail import outgoing_for
 from judge.service import game_rules
-from judge.service.games import leave, lock_game
-from judge.service.passwords import hash_password
+from judge.service.games import leave, lock_game, move_seat
+from judge.service.access.passwords import hash_password
 from judge.store.models import GameState, Seat, SeatStatus
 
 PLAYING = frozenset({GameState.ACTIVE, GameState.PAUSED})
@@ -49,11 +49,15 @@ def set_address(ctx: Context, cmd: Command) -> None:
         raise CommandError(f"{cmd.args[0]} is not an address the judge can write to ({exc});"
                            " your address was not changed.") from None
     seat = _seat(ctx)
-    seat.address = address
-    ctx.copy_to(address, seat.id)
-    ctx.answer(cmd.line_no, cmd.text, f"Mail for your role now goes to {address}. If that"
-               " address has never written to the judge, it gets this reply and nothing"
-               " more until a mail from it reaches the judge.")
+    game = lock_game(ctx.session, seat.game_id)
+    before = seat.address
+    events = move_seat(ctx.session, game, seat, address, ctx.now, ctx.config.limits.confirm_days)
+    ctx.outgoing.extend(outgoing_for(events, ctx.config.judge.name))
+    if seat.address != before:  # the new address had confirmed a seat in the game already
+        ctx.copy_to(seat.address, seat.id)
+    ctx.answer(cmd.line_no, cmd.text, ctx.render(
+        "game/address.txt", address=address, game=game.name, moved=seat.address != before,
+        waiting=seat.pending_address is not None))
 
 
 def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
@@ -72,19 +76,19 @@ def _set_wait(ctx: Context, cmd: Command, wait: bool) -> None:
 
 
 @command("SET", "WAIT", roles=Role.POWER, states=PLAYING, syntax="SET WAIT",
-         summary="do not process before the deadline")
+         summary="do not process before the deadline", moves_game=True)
 def set_wait(ctx: Context, cmd: Command) -> None:
     _set_wait(ctx, cmd, True)
 
 
 @command("SET", "NOWAIT", roles=Role.POWER, states=PLAYING, syntax="SET NOWAIT",
-         summary="process as soon as everybody has ordered")
+         summary="process as soon as everybody has ordered", moves_game=True)
 def set_nowait(ctx: Context, cmd: Command) -> None:
     _set_wait(ctx, cmd, False)
 
 
 @command("CLEAR", roles=Role.POWER, states=PLAYING, syntax="CLEAR",
-         summary="withdraw all your orders for this phase")
+         summary="withdraw all your orders for this phase", moves_game=True)
 def clear_command(ctx: Context, cmd: Command) -> None:
     seat = _seat(ctx, power_seat=True)
     game = lock_game(ctx.session, seat.game_id)
@@ -97,7 +101,8 @@ def clear_command(ctx: Context, cmd: Command) -> None:
     copy_to_player(ctx, ctx.signed_on, seat)
 
 
-@command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power")
+@command("RESIGN", roles=Role.POWER, syntax="RESIGN", summary="give up your power",
+         moves_game=True)
 def resign_command(ctx: Context, cmd: Command) -> None:
     seat = _seat(ctx, power_seat=True)
     game = lock_game(ctx.session, seat.game_id)

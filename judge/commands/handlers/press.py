@@ -16,8 +16,8 @@ from judge.commands.errors import CommandError
 from judge.commands.identity import Identity
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
-from judge.mail.game_mail import outgoing_for
-from judge.mail.press_mail import kind_label, recipients_label, sender_label
+from judge.mail.writing.game_mail import outgoing_for
+from judge.mail.writing.press_mail import kind_label, recipients_label, sender_label
 from judge.service.events import Event, PressSent
 from judge.service.games import lock_game
 from judge.service.press import (Viewer, read_addressing, send_press, set_grey_press,
@@ -34,7 +34,9 @@ def _send(ctx: Context, cmd: Command, broadcast_command: bool) -> None:
     if seat is None:
         raise CommandError(f"you no longer have a place in {game.name}.")
     addressing = read_addressing(game, cmd.rest, broadcast_command)
-    event = send_press(ctx.session, game, seat, addressing, cmd.block, ctx.now)
+    limits = ctx.config.limits
+    event = send_press(ctx.session, game, seat, addressing, cmd.block, ctx.now,
+                       max_bytes=limits.press_bytes, max_lines=limits.press_lines)
     ctx.outgoing.extend(outgoing_for([event], ctx.config.judge.name))
     ctx.answer(cmd.line_no, cmd.text, _acknowledgement(event))
 

@@ -15,14 +15,17 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command
 from judge.commands.registry import Role, command
-from judge.mail.game_mail import outgoing_for
-from judge.mail.times import clock_time, day_names
-from judge.service import absences, clock, game_rules, moments
+from judge.mail.writing.game_mail import outgoing_for
+from judge.mail.writing.times import clock_time, day_names
+from judge.service import game_rules
+from judge.service.clock import absences
+from judge.service.clock import game_clock as clock
+from judge.service.clock import moments
 from judge.service.events import Change, Event
 from judge.service.games import lock_game, parameter_change, power_named, power_seat
-from judge.service.moments import parse_clock, parse_moment, parse_when
+from judge.service.clock.moments import parse_clock, parse_moment, parse_when
 from judge.store.models import Game, GameState, Seat, SeatKind, SeatStatus
-from judge.zones import tz, zone_named
+from judge.basics.zones import tz, zone_named
 
 PLAYING = frozenset({GameState.FORMING, GameState.ACTIVE, GameState.PAUSED})
 MAX_ABSENCE_LIMIT = 365
@@ -167,7 +170,8 @@ def _day_after(moment: datetime, zone: str | None, now: datetime) -> datetime:
 
 @command("SET", "ABSENCE", roles=Role.POWER, states=PLAYING,
          syntax="SET ABSENCE <from> TO <to>",
-         summary="announce that you will be away: deadlines in that time move to its end")
+         summary="announce that you will be away: deadlines in that time move to its end",
+         moves_game=True)
 def set_absence(ctx: Context, cmd: Command) -> None:
     words = cmd.rest.split()
     upper = [w.upper() for w in words]
@@ -198,7 +202,8 @@ def set_absence(ctx: Context, cmd: Command) -> None:
 
 @command("SET", "NOABSENCE", roles=Role.POWER | Role.MASTER, states=PLAYING,
          syntax="SET NOABSENCE [<power>]", aliases=(("SET", "NO", "ABSENCE"),),
-         summary="withdraw your absence (the master: refuse or cancel a power's)")
+         summary="withdraw your absence (the master: refuse or cancel a power's)",
+         moves_game=True)
 def set_noabsence(ctx: Context, cmd: Command) -> None:
     identity = ctx.signed_on
     if len(cmd.args) > 1:

@@ -2,7 +2,7 @@
 
 ``STANDINGS <tournament> [SYSTEM <system>] [TIEBREAK <tie-breaks>]`` replies with the same
 table ``judge tournament standings`` prints (templates/tournament/standings.txt), except that
-players whose addresses the asker may not see are numbered instead (judge.service.disclosure).
+players whose addresses the asker may not see are numbered instead (judge.service.access.disclosure).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from judge.commands.context import Context
 from judge.commands.errors import CommandError
 from judge.commands.parse import Command
 from judge.commands.registry import command
-from judge.mail.standings_table import ChoiceError, build_table, choose, render_text
-from judge.service.disclosure import standings_players
+from judge.mail.writing.standings_table import ChoiceError, build_table, choose, render_text
+from judge.service.access.disclosure import standings_players
 from judge.service.tournament_results import tournament_results
 from judge.service.tournaments import find_tournament
 
@@ -41,7 +41,7 @@ def standings_command(ctx: Context, cmd: Command) -> None:
         raise CommandError(f"{exc}.") from None
     tournament = find_tournament(ctx.session, cmd.args[0])
     done, open_games = tournament_results(ctx.session, tournament)
-    # players are known by address: only those the asker may see (judge.service.disclosure)
+    # players are known by address: only those the asker may see (judge.service.access.disclosure)
     done = standings_players(ctx.session, tournament, done, ctx.mail.sender)
     table = build_table(tournament.name, done, system, chain, [g.name for g in open_games])
     ctx.answer(cmd.line_no, cmd.text, render_text(table))

@@ -50,7 +50,7 @@ from judge.core.adjudicator.retreats import adjudicate_retreats
 from judge.core.adjudicator.sequence import next_position
 from judge.core.board import Dislodged, Position, Unit
 from judge.core.phases import ADJUSTMENTS, MOVEMENT, Phase
-from judge.core.results import OrderResult, PhaseOutcome
+from judge.core.order_results import OrderResult, PhaseOutcome
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map
 from judge.core.orders import Build, Order, Remove, UnitSpec, Waive
 from judge.core.phases import ADJUSTMENTS
-from judge.core.results import BUILD, INVALID, REMOVE, WAIVE, OrderResult, PhaseOutcome
+from judge.core.order_results import BUILD, INVALID, REMOVE, WAIVE, OrderResult, PhaseOutcome
 
 
 def adjustment_delta(pos: Position, power: str) -> int:

@@ -26,7 +26,7 @@ from judge.core.orders import (
     Waive,
     parsed_lines,
 )
-from judge.core.results import INVALID, OrderResult
+from judge.core.order_results import INVALID, OrderResult
 
 OrdersIn = Mapping[str, Iterable["str | Order"]]
 # the orders given to a unit, the usual ones first: a class test that fails costs more

@@ -37,16 +37,7 @@ from judge.core.errors import OrderError
 from judge.core.maps import ARMY, FLEET, Map, province_of
 from judge.core.orders import Convoy, Move, Support, default_holds
 from judge.core.phases import MOVEMENT
-from judge.core.results import (
-    BOUNCE,
-    CUT,
-    INVALID,
-    NO_CONVOY,
-    OK,
-    VOID,
-    OrderResult,
-    PhaseOutcome,
-)
+from judge.core.order_results import (BOUNCE, CUT, INVALID, NO_CONVOY, OK, VOID, OrderResult, PhaseOutcome)
 
 Units = dict[str, Unit]  # province → the unit standing there
 _NOWHERE: dict[str, Destination] = {}  # no plain moves from a location

@@ -12,7 +12,7 @@ from judge.core.errors import OrderError
 from judge.core.maps import Map, province_of
 from judge.core.orders import Disband, Retreat, UnitSpec
 from judge.core.phases import RETREATS
-from judge.core.results import BOUNCE, DISBAND, INVALID, OK, OrderResult, PhaseOutcome
+from judge.core.order_results import BOUNCE, DISBAND, INVALID, OK, OrderResult, PhaseOutcome
 
 
 def adjudicate_retreats(pos: Position, orders: OrdersIn) -> PhaseOutcome:

@@ -39,7 +39,7 @@ from judge.core.formal.wording import claim_line, support_line
 from judge.core.maps import province_of
 from judge.core.orders import Disband, Hold, Move, Order, OrderError, Retreat, UnitSpec, parse_order
 from judge.core.phases import MOVEMENT, RETREATS
-from judge.core.results import (BOUNCE, CUT, DISBAND, INVALID, OK, VOID, OrderResult)
+from judge.core.order_results import BOUNCE, CUT, DISBAND, INVALID, OK, VOID, OrderResult
 
 _FORMAL_TYPES = (DeclareWar, Surrender, ClaimSphere, SupportClaim, UndoSphere)
 

@@ -18,8 +18,7 @@ totals), :mod:`.outcomes` (win / n-way draw / loss-to-X in Steinke's terms),
 """
 
 from judge.core.scoring.outcomes import BASE_YEAR, Outcome, outcome_of
-from judge.core.scoring.results import (GameResult, PowerResult, ResultsError, ResultType,
-                                        load_results)
+from judge.core.scoring.game_results import (GameResult, PowerResult, ResultsError, ResultType, load_results)
 from judge.core.scoring.standings import Split, Standing, standings
 from judge.core.scoring.systems import SYSTEMS, ScoringSystem, get_system, totals
 from judge.core.scoring.tiebreaks import (DEFAULT_TIEBREAKS, CommonDenominator, HeadToHead,

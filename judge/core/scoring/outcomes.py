@@ -3,7 +3,7 @@ DIAS tournaments").
 
 Steinke speaks of "win 1912", "3draw 1907" and "4loss 1907" (a loss to four surviving
 players).  :class:`Outcome` is exactly that triple plus the board size, and
-:func:`outcome_of` derives it from a :class:`~judge.core.scoring.results.GameResult`:
+:func:`outcome_of` derives it from a :class:`~judge.core.scoring.game_results.GameResult`:
 
 * **win** -- the player's power soloed or was conceded to; size 1; the year of the result.
 * **draw** -- the player's power is one of the n powers sharing the result: the draw members,
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Literal, cast
 
-from judge.core.scoring.results import GameResult
+from judge.core.scoring.game_results import GameResult
 
 BASE_YEAR = 1900
 """Years are counted from here: a result in 1907 took 7 game years (as Steinke counts)."""

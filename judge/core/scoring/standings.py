@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from judge.core.scoring.results import GameResult
+from judge.core.scoring.game_results import GameResult
 from judge.core.scoring.systems import ScoringSystem, totals
 from judge.core.scoring.tiebreaks import DEFAULT_TIEBREAKS, TieBreak, Value
 

@@ -1,6 +1,6 @@
 """Tournament scoring systems: a board score for each power of a game, totals over rounds.
 
-Every system maps one :class:`~judge.core.scoring.results.GameResult` to an exact score per
+Every system maps one :class:`~judge.core.scoring.game_results.GameResult` to an exact score per
 power (``fractions.Fraction``; no rounding anywhere -- round only to display).  A player's
 tournament total is the sum of their board scores over every game they played
 (:func:`totals`).
@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from judge.core.scoring.results import FIRST_YEAR, GameResult
+from judge.core.scoring.game_results import FIRST_YEAR, GameResult
 
 F = Fraction
 

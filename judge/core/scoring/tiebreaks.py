@@ -57,7 +57,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from judge.core.scoring.outcomes import BASE_YEAR, Outcome, best_first, outcome_of
-from judge.core.scoring.results import GameResult
+from judge.core.scoring.game_results import GameResult
 from judge.core.scoring.systems import ScoringSystem
 
 F = Fraction

@@ -1,0 +1,1 @@
+"""Basics every layer may use: configuration, logs, time, zones, mail addresses, where files are."""

@@ -1,0 +1,2 @@
+"""``judge serve``: its processes (intake, worker, sender, web view), and how they start, watch
+and stop each other."""

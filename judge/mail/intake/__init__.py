@@ -1,0 +1,1 @@
+"""Mail coming in: the SMTP/LMTP listener that stores each message before it answers 250."""

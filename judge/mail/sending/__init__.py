@@ -1,0 +1,1 @@
+"""Mail going out: the transactional outbox, the sender and its transports."""

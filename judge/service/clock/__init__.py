@@ -1,0 +1,1 @@
+"""When games move: the game clock, deadlines and reminders, absences, and the scheduler."""
